@@ -1,0 +1,2 @@
+// Runs the benchmarks named on the command line (all when none); see ARCHITECTURE.md "Benchmarks".
+export {};

@@ -1,0 +1,2 @@
+// Public surface of the operator; filled in by its modules.
+export {};

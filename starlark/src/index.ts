@@ -1,0 +1,2 @@
+// Public surface of the Starlark interpreter; filled in by the interpreter's modules.
+export {};
