@@ -12,7 +12,17 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        // Explicit projects: tests in */test and e2e/ belong to tsconfig.tests.json, not to a package build.
+        project: [
+          "./starlark/tsconfig.json",
+          "./gateway/tsconfig.json",
+          "./operator/tsconfig.json",
+          "./bench/tsconfig.json",
+          "./tsconfig.tests.json",
+        ],
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     plugins: { "simple-import-sort": simpleImportSort, n, unicorn },
     rules: {
