@@ -13,8 +13,8 @@
  */
 import { createHash } from "node:crypto";
 
-import type { GatewayConfig, VirtualKey } from "../config/schema.js";
 import { resolveSecret, type SecretSource } from "../config/env.js";
+import type { GatewayConfig, VirtualKey } from "../config/schema.js";
 import { GatewayError } from "../errors.js";
 import type { ToolAllowance } from "../registry/types.js";
 import type { Caller, Governance, HeaderBag } from "./types.js";
