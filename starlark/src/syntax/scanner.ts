@@ -1,0 +1,428 @@
+// The Starlark scanner (starlark-go's syntax/scan.go), producing one token at a time for the
+// LL(1) parser.
+//
+// Indentation follows Python and starlark-go: at the start of each logical line the leading
+// blanks are measured (a space counts 1, a tab advances to the next multiple of 8) and compared
+// with a stack of indentation levels, yielding INDENT/OUTDENT tokens; blank and comment-only
+// lines and lines inside brackets do not count. Carriage returns are normalised to "\n" once,
+// up front, which matches Go's treatment of "\r\n" and "\r" as one newline everywhere
+// (including inside string literals).
+//
+// Positions are 1-based lines and 1-based columns counted in code points, as Go counts runes.
+
+import type { Pos } from "./ast.js";
+import { StarlarkSyntaxError } from "./errors.js";
+import { QuoteError, unquote } from "./quote.js";
+import { KEYWORD_TOKENS, type Token } from "./tokens.js";
+
+export type TokenLiteral = number | bigint | string | Uint8Array | null;
+
+export interface TokenValue {
+  tok: Token;
+  pos: Pos;
+  raw: string;
+  value: TokenLiteral;
+}
+
+const TAB = 8;
+
+const isDigit = (c: string): boolean => c >= "0" && c <= "9";
+const isOctal = (c: string): boolean => c >= "0" && c <= "7";
+const isHex = (c: string): boolean => isDigit(c) || (c >= "a" && c <= "f") || (c >= "A" && c <= "F");
+const isBinary = (c: string): boolean => c === "0" || c === "1";
+const LETTER = /\p{L}/u;
+const isIdentStart = (c: string): boolean =>
+  (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || c === "_" || (c > "\x7f" && LETTER.test(c));
+const isIdent = (c: string): boolean => isDigit(c) || isIdentStart(c);
+
+/** Two-character operators (and their three-character `=` extensions). */
+const OPERATORS: ReadonlyMap<string, Token> = new Map<string, Token>([
+  ["<<=", "<<="],
+  [">>=", ">>="],
+  ["//=", "//="],
+  ["<=", "<="],
+  [">=", ">="],
+  ["==", "=="],
+  ["!=", "!="],
+  ["+=", "+="],
+  ["-=", "-="],
+  ["*=", "*="],
+  ["/=", "/="],
+  ["%=", "%="],
+  ["&=", "&="],
+  ["|=", "|="],
+  ["^=", "^="],
+  ["<<", "<<"],
+  [">>", ">>"],
+  ["//", "//"],
+  ["**", "**"],
+]);
+const STRING_PREFIX = /(?:rb|rf|fr|r|b|f)(?=["'])/y;
+const SINGLE: ReadonlySet<string> = new Set(["=", "<", ">", "+", "-", "*", "/", "%", "&", "|", "^", ":", ";", "~"]);
+
+export class Scanner {
+  private readonly src: string;
+  private i = 0;
+  private line = 1;
+  private col = 1;
+  private depth = 0;
+  private readonly indentstk: number[] = [0];
+  private dents = 0;
+  private lineStart = true;
+
+  constructor(
+    private readonly filename: string,
+    src: string,
+    private readonly fstrings: boolean,
+    start?: Pos,
+  ) {
+    this.src = src.includes("\r") ? src.replace(/\r\n?/g, "\n") : src;
+    if (start !== undefined) {
+      this.line = start.line;
+      this.col = start.col;
+    }
+  }
+
+  /** The current input position (just after the most recently scanned token). */
+  get pos(): Pos {
+    return { line: this.line, col: this.col };
+  }
+
+  error(pos: Pos, msg: string): never {
+    throw new StarlarkSyntaxError(this.filename, pos, msg);
+  }
+
+  private peek(offset = 0): string {
+    return this.src[this.i + offset] ?? "";
+  }
+
+  private read(): string {
+    const c = this.src[this.i] ?? "";
+    this.i++;
+    if (c === "\n") {
+      this.line++;
+      this.col = 1;
+      return c;
+    }
+    const code = c.charCodeAt(0);
+    if (code >= 0xd800 && code < 0xdc00 && this.i < this.src.length) {
+      const next = this.src.charCodeAt(this.i);
+      if (next >= 0xdc00 && next < 0xe000) {
+        this.i++;
+        this.col++;
+        return c + String.fromCharCode(next);
+      }
+    }
+    this.col++;
+    return c;
+  }
+
+  private tokenAt(tok: Token, pos: Pos, start: number, value: TokenLiteral = null): TokenValue {
+    return { tok, pos, raw: this.src.slice(start, this.i), value };
+  }
+
+  /** Measures leading blanks at a line start and queues INDENT/OUTDENT tokens. Returns whether
+   * the line is blank (comment-only, empty, or end of input). */
+  private indentation(): boolean {
+    let col = 0;
+    for (;;) {
+      const c = this.peek();
+      if (c === " ") col++;
+      else if (c === "\t") col += TAB - ((this.col - 1) % TAB);
+      else break;
+      this.read();
+    }
+    const c = this.peek();
+    const blank = c === "#" || c === "\n" || c === "";
+    if (blank || this.depth > 0) return blank;
+    const cur = this.indentstk[this.indentstk.length - 1]!;
+    if (col > cur) {
+      this.dents++;
+      this.indentstk.push(col);
+    } else if (col < cur) {
+      while (this.indentstk.length > 0 && col < this.indentstk[this.indentstk.length - 1]!) {
+        this.dents--;
+        this.indentstk.pop();
+      }
+      if (col !== this.indentstk[this.indentstk.length - 1]) {
+        this.error(this.pos, "unindent does not match any outer indentation level");
+      }
+    }
+    return blank;
+  }
+
+  next(): TokenValue {
+    for (;;) {
+      const savedLineStart = this.lineStart;
+      let blank = false;
+      if (this.lineStart) {
+        this.lineStart = false;
+        blank = this.indentation();
+      }
+      if (this.dents !== 0) {
+        const pos = this.pos;
+        if (this.dents < 0) {
+          this.dents++;
+          return { tok: "OUTDENT", pos, raw: "", value: null };
+        }
+        this.dents--;
+        return { tok: "INDENT", pos, raw: "", value: null };
+      }
+      const tok = this.lineRest(blank, savedLineStart);
+      if (tok !== null) return tok;
+    }
+  }
+
+  /** Scans the next token on the current line; null means "start over" (a skipped newline or
+   * continuation, or queued outdents at end of input). */
+  private lineRest(blank: boolean, savedLineStart: boolean): TokenValue | null {
+    let c = this.peek();
+    while (c === " " || c === "\t") {
+      this.read();
+      c = this.peek();
+    }
+    if (c === "#") {
+      while (c !== "" && c !== "\n") {
+        this.read();
+        c = this.peek();
+      }
+    }
+    if (c === "\n") return this.newline(blank);
+    if (c === "") return this.endOfInput(savedLineStart);
+    if (c === "\\") {
+      this.read();
+      if (this.peek() !== "\n") this.error(this.pos, "stray backslash in program");
+      this.read();
+      return null;
+    }
+    return this.token(c);
+  }
+
+  private newline(blank: boolean): TokenValue | null {
+    this.lineStart = true;
+    if (this.depth > 0 || blank) {
+      this.read();
+      return null;
+    }
+    const pos = this.pos;
+    this.read();
+    return { tok: "NEWLINE", pos, raw: "\n", value: null };
+  }
+
+  private endOfInput(savedLineStart: boolean): TokenValue | null {
+    if (this.indentstk.length > 1) {
+      if (savedLineStart) {
+        this.dents = 1 - this.indentstk.length;
+        this.indentstk.length = 1;
+        return null;
+      }
+      this.lineStart = true;
+      return { tok: "NEWLINE", pos: this.pos, raw: "\n", value: null };
+    }
+    return { tok: "EOF", pos: this.pos, raw: "", value: null };
+  }
+
+  private token(c: string): TokenValue {
+    const pos = this.pos;
+    const start = this.i;
+    if (c === ",") {
+      this.read();
+      return this.tokenAt(",", pos, start);
+    }
+    if (c === '"' || c === "'") return this.string(pos, start);
+    if (isIdentStart(c)) return this.identOrPrefixedString(pos, start);
+    switch (c) {
+      case "(":
+      case "[":
+      case "{":
+        this.depth++;
+        this.read();
+        return this.tokenAt(c, pos, start);
+      case ")":
+      case "]":
+      case "}":
+        if (this.depth === 0) this.error(this.pos, `unexpected '${c}'`);
+        this.depth--;
+        this.read();
+        return this.tokenAt(c, pos, start);
+    }
+    if (isDigit(c) || c === ".") return this.number(pos, start);
+    return this.operator(c, pos, start);
+  }
+
+  private operator(c: string, pos: Pos, start: number): TokenValue {
+    const three = this.src.slice(this.i, this.i + 3);
+    for (const len of [3, 2]) {
+      const op = OPERATORS.get(three.slice(0, len));
+      if (op !== undefined && three.length >= len) {
+        for (let k = 0; k < len; k++) this.read();
+        return this.tokenAt(op, pos, start);
+      }
+    }
+    if (c === "!") this.error(pos, "unexpected input character '!'");
+    if (SINGLE.has(c)) {
+      this.read();
+      return this.tokenAt(c as Token, pos, start);
+    }
+    return this.error(this.pos, `unexpected input character '${c}'`);
+  }
+
+  private identOrPrefixedString(pos: Pos, start: number): TokenValue {
+    // starlark-go knows the prefixes r, b and rb (lower case only); f, rf and fr are the
+    // f-string extension.
+    STRING_PREFIX.lastIndex = this.i;
+    const pre = STRING_PREFIX.exec(this.src)?.[0] ?? "";
+    if (pre !== "" && (this.fstrings || !pre.includes("f"))) {
+      for (let k = 0; k < pre.length; k++) this.read();
+      return this.string(pos, start);
+    }
+    while (isIdent(this.peek())) this.read();
+    const raw = this.src.slice(start, this.i);
+    const kw = KEYWORD_TOKENS.get(raw);
+    return { tok: kw ?? "IDENT", pos, raw, value: kw === undefined ? raw : null };
+  }
+
+  private stringBody(pos: Pos, quote: string, triple: boolean): void {
+    let quotes = 0;
+    for (;;) {
+      if (this.i >= this.src.length) this.error(pos, "unexpected EOF in string");
+      const c = this.read();
+      if (c === quote) {
+        quotes++;
+        if (!triple || quotes === 3) return;
+      } else {
+        quotes = 0;
+      }
+      if (c === "\n" && !triple) this.error(pos, "unexpected newline in string");
+      if (c === "\\") {
+        if (this.i >= this.src.length) this.error(pos, "unexpected EOF in string");
+        this.read();
+      }
+    }
+  }
+
+  private string(pos: Pos, start: number): TokenValue {
+    const quoteStart = this.pos;
+    const quote = this.peek();
+    const triple = this.peek(1) === quote && this.peek(2) === quote;
+    this.read();
+    if (triple) {
+      this.read();
+      this.read();
+    }
+    this.stringBody(pos, quote, triple);
+    const raw = this.src.slice(start, this.i);
+    try {
+      const u = unquote(raw);
+      if (u.isFString) return { tok: "FSTRING", pos, raw, value: raw };
+      if (u.isBytes) return { tok: "BYTES", pos, raw, value: u.bytes };
+      return { tok: "STRING", pos, raw, value: u.text };
+    } catch (err) {
+      if (err instanceof QuoteError) this.error(quoteStart, err.message);
+      throw err;
+    }
+  }
+
+  private digits(pred: (c: string) => boolean): void {
+    while (pred(this.peek())) this.read();
+  }
+
+  private number(pos: Pos, start: number): TokenValue {
+    let c = this.peek();
+    let fraction = false;
+    let exponent = false;
+    if (c === ".") {
+      if (!isDigit(this.peek(1))) {
+        this.read();
+        return this.tokenAt(".", pos, start);
+      }
+      fraction = true;
+    } else if (c === "0") {
+      this.read();
+      c = this.peek();
+      const radix = this.radixInt(c, pos);
+      if (radix) return this.intToken(pos, start);
+      ({ fraction, exponent } = this.leadingZero(start));
+    } else {
+      this.digits(isDigit);
+      c = this.peek();
+      fraction = c === ".";
+      exponent = c === "e" || c === "E";
+    }
+    if (fraction) {
+      this.read();
+      this.digits(isDigit);
+      c = this.peek();
+      exponent = c === "e" || c === "E";
+    }
+    if (exponent) this.exponent();
+    if (fraction || exponent) return this.floatToken(pos, start);
+    return this.intToken(pos, start);
+  }
+
+  /** After a leading "0": scans 0x/0o/0b literals; returns false if it is not one. */
+  private radixInt(c: string, pos: Pos): boolean {
+    const lower = c.toLowerCase();
+    const kinds: Record<string, [(c: string) => boolean, string, boolean]> = {
+      x: [isHex, "invalid hex literal", true],
+      o: [isOctal, "invalid octal literal", false],
+      b: [isBinary, "invalid binary literal", false],
+    };
+    const kind = kinds[lower];
+    if (kind === undefined) return false;
+    const [pred, msg, atStart] = kind;
+    this.read();
+    if (!pred(this.peek())) this.error(atStart ? pos : this.pos, msg);
+    this.digits(pred);
+    return true;
+  }
+
+  /** After a leading "0" that does not start 0x/0o/0b: "0", "000", "0.5", "0e1", or the
+   * obsolete octal form "0755" (an error, as in Go). */
+  private leadingZero(start: number): { fraction: boolean; exponent: boolean } {
+    let allZeros = true;
+    let octal = true;
+    let c = this.peek();
+    while (isDigit(c)) {
+      if (c !== "0") allZeros = false;
+      if (c > "7") octal = false;
+      this.read();
+      c = this.peek();
+    }
+    const fraction = c === ".";
+    const exponent = c === "e" || c === "E";
+    if (!fraction && !exponent && octal && !allZeros) {
+      this.error(this.pos, `obsolete form of octal literal; use 0o${this.src.slice(start + 1, this.i)}`);
+    }
+    return { fraction, exponent };
+  }
+
+  private exponent(): void {
+    this.read();
+    const c = this.peek();
+    if (c === "+" || c === "-") {
+      this.read();
+      if (!isDigit(this.peek())) this.error(this.pos, "invalid float literal");
+    }
+    this.digits(isDigit);
+  }
+
+  private floatToken(pos: Pos, start: number): TokenValue {
+    const raw = this.src.slice(start, this.i);
+    const value = Number(raw);
+    if (!Number.isFinite(value)) this.error(this.pos, "invalid float literal");
+    return { tok: "FLOAT", pos, raw, value };
+  }
+
+  private intToken(pos: Pos, start: number): TokenValue {
+    const raw = this.src.slice(start, this.i);
+    // A decimal literal with a leading zero that is not all zeros ("09") is invalid, as Go's
+    // base-0 ParseInt reads it as octal and fails.
+    if (raw.length > 1 && raw[0] === "0" && isDigit(raw[1]!) && /[^0]/.test(raw)) {
+      this.error(pos, "invalid int literal");
+    }
+    const big = BigInt(raw.length > 1 && raw[0] === "0" && isDigit(raw[1]!) ? "0" : raw);
+    const value = big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+    return { tok: "INT", pos, raw, value };
+  }
+}
