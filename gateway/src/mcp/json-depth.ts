@@ -1,0 +1,34 @@
+/**
+ * Nesting depth of a JSON text, found by one scan of the raw string before JSON.parse, so a
+ * body of a million `[` is refused without building (or recursing through) the structure.
+ */
+
+/** Default limit on nesting of objects and arrays in an /mcp request. */
+export const MAX_JSON_DEPTH = 64;
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const OPEN_BRACE = 123;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACE = 125;
+const CLOSE_BRACKET = 93;
+
+/** True when the text nests objects/arrays deeper than `limit`. Malformed text is left to JSON.parse. */
+export function exceedsDepth(text: string, limit: number = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > limit) return true;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return false;
+}

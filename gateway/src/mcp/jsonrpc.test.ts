@@ -1,0 +1,50 @@
+import { describe, expect, test } from "vitest";
+
+import { exceedsDepth } from "./json-depth.js";
+import { readMessage } from "./jsonrpc.js";
+import { RpcCode } from "./wire-errors.js";
+
+describe("readMessage", () => {
+  test.each([
+    ["a request", '{"jsonrpc":"2.0","id":1,"method":"tools/list"}', { kind: "request", id: 1, method: "tools/list", params: {} }],
+    ["a string id", '{"jsonrpc":"2.0","id":"a","method":"ping","params":{}}', { kind: "request", id: "a", method: "ping", params: {} }],
+    ["a notification", '{"jsonrpc":"2.0","method":"notifications/initialized"}', { kind: "notification", method: "notifications/initialized", params: {} }],
+    ["a client response", '{"jsonrpc":"2.0","id":3,"result":{}}', { kind: "response" }],
+  ])("reads %s", (_what, text, expected) => {
+    expect(readMessage(text)).toEqual(expected);
+  });
+
+  test.each([
+    ["truncated JSON", '{"jsonrpc":"2.0","id":1,"meth', null, RpcCode.ParseError, /^Parse error/],
+    ["an empty body", "", null, RpcCode.ParseError, /^Parse error/],
+    ["a batch", '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', null, RpcCode.InvalidRequest, /batch requests are not supported/],
+    ["a wrong version", '{"jsonrpc":"1.0","id":1,"method":"ping"}', 1, RpcCode.InvalidRequest, /jsonrpc must be "2.0"/],
+    ["a numeric method", '{"jsonrpc":"2.0","id":1,"method":5}', 1, RpcCode.InvalidRequest, /method/],
+    ["array params", '{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}', 1, RpcCode.InvalidRequest, /params/],
+    ["a fractional id", '{"jsonrpc":"2.0","id":1.5,"method":"ping"}', null, RpcCode.InvalidRequest, /id/],
+    ["no method and no result", '{"jsonrpc":"2.0","id":7}', 7, RpcCode.InvalidRequest, /method is required/],
+    ["a notification with an id", '{"jsonrpc":"2.0","id":2,"method":"notifications/initialized"}', 2, RpcCode.InvalidRequest, /must not have an id/],
+    ["a scalar body", "42", null, RpcCode.InvalidRequest, /Invalid request/],
+    ["deep nesting", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":${"[".repeat(100)}${"]".repeat(100)}}}`, null, RpcCode.InvalidRequest, /nesting deeper than 64/],
+  ])("refuses %s", (_what, text, id, code, message) => {
+    const m = readMessage(text);
+    expect(m.kind).toBe("invalid");
+    if (m.kind !== "invalid") return;
+    expect(m.id).toBe(id);
+    expect(m.code).toBe(code);
+    expect(m.message).toMatch(message);
+  });
+});
+
+describe("exceedsDepth", () => {
+  test.each([
+    ["[[1]]", 2, false],
+    ["[[[1]]]", 2, true],
+    ['{"a":"[[[[[["}', 2, false],
+    ['{"a":"\\"[[[["}', 1, false],
+    ['[{"a":[{}]}]', 4, false],
+    ['[{"a":[{}]}]', 3, true],
+  ])("%s with limit %i exceeds: %s", (text, limit, expected) => {
+    expect(exceedsDepth(text, limit)).toBe(expected);
+  });
+});

@@ -1,0 +1,190 @@
+/**
+ * /mcp over MCP's streamable HTTP transport, stateless: POST carries one JSON-RPC message and
+ * gets a JSON answer (never an SSE upgrade: every method here answers in one message), GET
+ * opens the notification stream, DELETE is refused with 405 since sessions hold no server
+ * state. Any pod can answer any request; see session.ts for the session ids it issues.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+
+import { isGatewayError } from "../errors.js";
+import type { Caller, Governance } from "../governance/types.js";
+import type { ToolFilter, ToolRegistry } from "../registry/types.js";
+import { McpDispatcher } from "./dispatch.js";
+import { MAX_JSON_DEPTH } from "./json-depth.js";
+import { readMessage } from "./jsonrpc.js";
+import { isOriginAllowed } from "./origin.js";
+import { SessionSigner } from "./session.js";
+import { SseHub } from "./sse-hub.js";
+import type { CallContext, VirtualToolSource } from "./types.js";
+import { RpcCode, rpcCodeFor, rpcError } from "./wire-errors.js";
+
+export interface McpRoutesOptions {
+  readonly registry: ToolRegistry;
+  /** A getter, so a config reload that replaces the key set takes effect at once. */
+  readonly governance: () => Governance;
+  /** Tool filters a request's headers ask for (x-bf-mcp-include-... headers); ANDed with the caller's key. */
+  readonly headerFilter?: (headers: FastifyRequest["headers"]) => { filter: ToolFilter; key: string } | undefined;
+  readonly virtual?: VirtualToolSource;
+  readonly allowedOrigins: () => readonly string[];
+  readonly bodyLimit: number;
+  readonly sessionSecret?: string;
+  readonly keepAliveMs?: number;
+  readonly maxDepth?: number;
+  readonly instructions?: string;
+}
+
+const JSON_TYPE = "application/json; charset=utf-8";
+const SESSION_HEADER = "mcp-session-id";
+
+interface Resolved {
+  readonly ctxBase: Pick<CallContext, "caller" | "filter">;
+  readonly filterKey: string;
+}
+
+function resolveCaller(opts: McpRoutesOptions, request: FastifyRequest): Resolved {
+  const caller: Caller = opts.governance().resolveCaller(request.headers);
+  const fromHeaders = opts.headerFilter?.(request.headers);
+  const filter: ToolFilter = fromHeaders
+    ? { ...fromHeaders.filter, ...(caller.allowance ? { allowance: caller.allowance } : {}) }
+    : caller.allowance
+      ? { allowance: caller.allowance }
+      : {};
+  const filterKey = `${caller.virtualKey?.id ?? ""}|${fromHeaders?.key ?? ""}`;
+  return { ctxBase: { caller, filter }, filterKey };
+}
+
+function sendRpc(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).type(JSON_TYPE).send(body);
+}
+
+function failure(reply: FastifyReply, err: unknown, request: FastifyRequest): FastifyReply {
+  if (isGatewayError(err)) return sendRpc(reply, err.status, rpcError(null, rpcCodeFor(err.code, err.status), err.message));
+  request.log.error({ err }, "mcp request failed");
+  return sendRpc(reply, 500, rpcError(null, RpcCode.InternalError, "Internal error"));
+}
+
+/** The session check: a presented id must be genuine and belong to this caller's key. */
+function sessionMismatch(sessions: SessionSigner, request: FastifyRequest, caller: Caller): boolean {
+  const sessionId = request.headers[SESSION_HEADER];
+  if (typeof sessionId !== "string") return false;
+  const claims = sessions.verify(sessionId);
+  return !claims || claims.keyId !== (caller.virtualKey?.id ?? "");
+}
+
+/** An AbortSignal that fires if the client goes away before the answer is written. */
+function disconnectSignal(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once("close", () => {
+    if (!reply.raw.writableFinished) controller.abort(new Error("the MCP client disconnected"));
+  });
+  return controller.signal;
+}
+
+async function handlePost(
+  opts: McpRoutesOptions,
+  dispatcher: McpDispatcher,
+  sessions: SessionSigner,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  let resolved: Resolved;
+  try {
+    resolved = resolveCaller(opts, request);
+  } catch (err) {
+    return failure(reply, err, request);
+  }
+  if (sessionMismatch(sessions, request, resolved.ctxBase.caller)) {
+    return sendRpc(reply, 404, rpcError(null, RpcCode.SessionNotFound, "Session not found; initialize a new session"));
+  }
+  const msg = readMessage(typeof request.body === "string" ? request.body : "", opts.maxDepth ?? MAX_JSON_DEPTH);
+  if (msg.kind === "invalid") {
+    // Unreadable messages are HTTP 400 (the transport's rule); a readable request with a bad shape keeps 200.
+    return sendRpc(reply, msg.id === null ? 400 : 200, rpcError(msg.id, msg.code, msg.message));
+  }
+  if (msg.kind !== "request") return reply.code(202).send();
+  const ctx: CallContext = { ...resolved.ctxBase, signal: disconnectSignal(reply), requestId: request.id };
+  const result = await dispatcher.request(msg.id, msg.method, msg.params, ctx, resolved.filterKey);
+  if (result.initializedVersion !== undefined) {
+    reply.header(SESSION_HEADER, sessions.issue(resolved.ctxBase.caller.virtualKey?.id, result.initializedVersion));
+  }
+  return sendRpc(reply, 200, result.body);
+}
+
+async function mcpRoutes(app: FastifyInstance, opts: McpRoutesOptions): Promise<void> {
+  const dispatcher = new McpDispatcher(opts.registry, opts.virtual, opts.instructions);
+  const sessions = new SessionSigner(opts.sessionSecret);
+  const hub = new SseHub((ctx) => dispatcher.visibleNames(ctx), opts.keepAliveMs ?? 15_000);
+  const unsubscribe = [opts.registry.onChange(() => hub.changed())];
+  if (opts.virtual) unsubscribe.push(opts.virtual.onChange(() => hub.changed()));
+  app.addHook("onClose", () => {
+    for (const u of unsubscribe) u();
+    hub.close();
+  });
+  app.decorate("mcpStreams", { count: () => hub.size });
+
+  await app.register((scope, _scopeOpts, scopeDone) => {
+    // The body reaches the handler as text: JSON-RPC parse errors must be JSON-RPC answers.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", { parseAs: "string", bodyLimit: opts.bodyLimit }, (_req, body, done) => done(null, body));
+    scope.setErrorHandler((err, request, reply) => {
+      const status = typeof (err as { statusCode?: unknown }).statusCode === "number" ? (err as { statusCode: number }).statusCode : 500;
+      if (status === 413) return sendRpc(reply, 413, rpcError(null, RpcCode.RequestTooLarge, `Request body is larger than ${opts.bodyLimit} bytes`));
+      if (status >= 500) return failure(reply, err, request);
+      return sendRpc(reply, status, rpcError(null, RpcCode.InvalidRequest, (err as Error).message));
+    });
+    scope.addHook("onRequest", (request, reply, done) => {
+      const origin = request.headers.origin;
+      if (origin !== undefined && !isOriginAllowed(origin, opts.allowedOrigins())) {
+        // Answering here ends the request; fastify skips the handler when a hook has replied.
+        sendRpc(reply, 403, rpcError(null, RpcCode.Forbidden, `Origin ${origin} is not allowed; add it to client.allowed_origins`));
+        return;
+      }
+      done();
+    });
+
+    scope.post("/mcp", (request, reply) => handlePost(opts, dispatcher, sessions, request, reply));
+
+    scope.get("/mcp", async (request, reply) => {
+      const accept = request.headers.accept ?? "";
+      if (!accept.includes("text/event-stream") && !accept.includes("*/*")) {
+        return sendRpc(reply, 406, rpcError(null, RpcCode.InvalidRequest, "GET /mcp opens an event stream; send Accept: text/event-stream"));
+      }
+      let resolved: Resolved;
+      try {
+        resolved = resolveCaller(opts, request);
+      } catch (err) {
+        return failure(reply, err, request);
+      }
+      reply.hijack();
+      const raw = reply.raw;
+      raw.writeHead(200, {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache, no-transform",
+        connection: "keep-alive",
+        "x-accel-buffering": "no",
+      });
+      const remove = hub.add({ write: (chunk) => raw.write(chunk) }, resolved.ctxBase.caller, resolved.ctxBase.filter, resolved.filterKey);
+      request.raw.once("close", remove);
+      raw.once("close", remove);
+      return reply;
+    });
+
+    scope.delete("/mcp", async (_request, reply) =>
+      reply
+        .code(405)
+        .header("allow", "GET, POST")
+        .type(JSON_TYPE)
+        .send(rpcError(null, RpcCode.InvalidRequest, "sessions hold no server state; there is nothing to delete")),
+    );
+    scopeDone();
+  });
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    mcpStreams: { count(): number };
+  }
+}
+
+export const mcpPlugin = fp(mcpRoutes, { name: "toolgate-mcp", fastify: "5.x" });
