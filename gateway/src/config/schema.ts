@@ -28,6 +28,31 @@ export const Duration = z
   .regex(DURATION_PATTERN, { message: 'must be a duration: a number with ms, s, m or h, e.g. "10s" or "500ms"' })
   .meta({ description: 'Duration: a number followed by ms, s, m or h, e.g. "10s"' });
 
+/** Intervals and timeouts: zero would mean a busy loop or an instant failure, never what was meant. */
+export const PositiveDuration = Duration.refine((v) => !DURATION_PATTERN.test(v) || durationMs(v) > 0, {
+  message: 'must be greater than zero, e.g. "10s"',
+});
+
+/** `env.<VAR>`: the value is read from the environment (or the secrets directory) when used. */
+export const ENV_REF_PATTERN = /^env\.[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A secret-bearing string: a literal of at least `min` characters (`why` says why), or an `env.<VAR>` reference. */
+function secretString(min = 1, why?: string) {
+  const message =
+    min <= 1 ? "must not be empty; give the value or an env.<VAR> reference" : `must be at least ${min} characters (${why ?? "secret"}), or an env.<VAR> reference`;
+  return z.string().refine((v) => ENV_REF_PATTERN.test(v) || v.length >= min, { message });
+}
+
+/** An http(s) URL, or an `env.<VAR>` reference to one (URLs of MCP servers often embed a token). */
+const UrlOrEnvRef = z.string().refine((v) => ENV_REF_PATTERN.test(v) || /^https?:\/\/[^\s/]+/.test(v), {
+  message: "must be an http:// or https:// URL, or an env.<VAR> reference",
+});
+
+const HttpUrl = z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" });
+
+/** RFC 9110 field names (tokens); a space or colon in a header name is a typo, not a header. */
+const HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 export const ClientName = z.string().regex(CLIENT_NAME_PATTERN, {
   message: "must use ASCII letters, digits and underscores only, and must not start with a digit (no hyphens or spaces)",
 });
@@ -44,26 +69,33 @@ export const StdioConfig = z.strictObject({
 
 export const OAuthConfig = z.strictObject({
   client_id: z.string().min(1).optional(),
-  client_secret: z.string().min(1).optional(),
-  authorize_url: z.url().optional(),
-  token_url: z.url().optional(),
-  registration_url: z.url().optional(),
-  server_url: z.url().optional(),
-  scopes: z.array(z.string()).default([]),
+  /** Secret; `env.<VAR>` allowed. Omitted for public clients (PKCE). */
+  client_secret: secretString().optional(),
+  authorize_url: HttpUrl.optional(),
+  token_url: HttpUrl.optional(),
+  registration_url: HttpUrl.optional(),
+  server_url: HttpUrl.optional(),
+  scopes: z.array(z.string().min(1)).default([]),
 });
 
 export const ConnectionType = z.enum(["stdio", "http", "sse"]);
 export const AuthType = z.enum(["headers", "oauth"]);
 
 const clientFields = {
-  id: z.string().min(1).max(200).optional(),
+  /** Used in `/api/mcp/client/{id}` paths, so it is limited to URL-safe characters. */
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, { message: "must use ASCII letters, digits, '_', '.' and '-' only, starting with a letter, digit or '_'" })
+    .max(200)
+    .optional(),
   name: ClientName,
   connection_type: ConnectionType,
   /** URL of the server, or `env.<VAR>`. Required for http and sse. */
-  connection_string: z.string().min(1).optional(),
+  connection_string: UrlOrEnvRef.optional(),
   stdio_config: StdioConfig.optional(),
   auth_type: AuthType.optional(),
-  headers: z.record(z.string(), z.string()).optional(),
+  /** Header values are secret-bearing; `env.<VAR>` allowed. */
+  headers: z.record(z.string().regex(HEADER_NAME_PATTERN, { message: "must be an HTTP header name (letters, digits and -)" }), z.string()).optional(),
   oauth_config: OAuthConfig.optional(),
   tools_to_execute: ToolList.default([]),
   tools_to_auto_execute: ToolList.default([]),
@@ -75,7 +107,15 @@ type ClientShape = z.infer<z.ZodObject<typeof clientFields>>;
 
 /** Cross-field rules of SPEC 2.1, shared by the file schema and the management API. */
 export function checkClientRules(c: ClientShape, ctx: z.RefinementCtx): void {
-  const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
+  const issue: IssueFn = (path, message) => ctx.addIssue({ code: "custom", path: [path], message });
+  checkTransportRules(c, issue);
+  checkAuthRules(c, issue);
+  checkAutoSubset(c.tools_to_execute, c.tools_to_auto_execute, ctx);
+}
+
+type IssueFn = (path: string, message: string) => void;
+
+function checkTransportRules(c: ClientShape, issue: IssueFn): void {
   if (c.connection_type === "stdio") {
     if (!c.stdio_config) issue("stdio_config", "is required when connection_type is stdio");
     if (c.auth_type) issue("auth_type", "stdio clients have no authentication; remove auth_type");
@@ -84,11 +124,21 @@ export function checkClientRules(c: ClientShape, ctx: z.RefinementCtx): void {
     if (!c.connection_string) issue("connection_string", `is required when connection_type is ${c.connection_type}`);
     if (c.stdio_config) issue("stdio_config", `is only for stdio clients, not ${c.connection_type}`);
   }
+}
+
+function checkAuthRules(c: ClientShape, issue: IssueFn): void {
   if (c.auth_type === "headers" && !c.headers) issue("headers", "is required when auth_type is headers");
   if (c.auth_type !== "headers" && c.headers) issue("headers", 'needs auth_type "headers"');
+  checkOAuthRules(c, issue);
+}
+
+function checkOAuthRules(c: ClientShape, issue: IssueFn): void {
   if (c.auth_type === "oauth" && !c.oauth_config) issue("oauth_config", "is required when auth_type is oauth");
   if (c.auth_type !== "oauth" && c.oauth_config) issue("oauth_config", 'needs auth_type "oauth"');
-  checkAutoSubset(c.tools_to_execute, c.tools_to_auto_execute, ctx);
+  // SPEC 7: without an authorize_url the endpoints can only be discovered from server_url.
+  if (c.oauth_config && !c.oauth_config.authorize_url && !c.oauth_config.server_url) {
+    issue("oauth_config", "needs authorize_url or server_url (server_url lets the gateway discover the endpoints)");
+  }
 }
 
 export function checkAutoSubset(exec: string[], auto: string[], ctx: z.RefinementCtx): void {
@@ -114,14 +164,14 @@ export const ClientConfigObject = z.strictObject(clientFields);
 export const ClientConfig = ClientConfigObject.superRefine(checkClientRules);
 
 export const HealthMonitorConfig = z.strictObject({
-  check_interval: Duration.default("10s"),
-  check_timeout: Duration.default("5s"),
+  check_interval: PositiveDuration.default("10s"),
+  check_timeout: PositiveDuration.default("5s"),
   max_consecutive_failures: z.int().min(1).default(5),
 });
 
 export const ToolManagerConfig = z.strictObject({
   code_mode_binding_level: z.enum(["server", "tool"]).default("server"),
-  tool_execution_timeout: Duration.default("30s"),
+  tool_execution_timeout: PositiveDuration.default("30s"),
   max_agent_depth: z.int().min(1).max(1000).default(10),
 });
 
@@ -132,12 +182,46 @@ export const McpSection = z.strictObject({
 });
 
 /**
+ * Label names every gateway metric already carries (SPEC 11.1, 11.2); a custom label with one of
+ * these names would make prom-client reject the metric, so it is refused in the config instead.
+ */
+export const RESERVED_METRIC_LABELS: readonly string[] = [
+  "path",
+  "method",
+  "status",
+  "provider",
+  "model",
+  "virtual_key_id",
+  "virtual_key_name",
+  "routing_engines_used",
+  "routing_rule_id",
+  "routing_rule_name",
+  "selected_key_id",
+  "selected_key_name",
+  "number_of_retries",
+  "fallback_index",
+  "reason",
+  "is_success",
+  "cache_type",
+  "le",
+  "quantile",
+];
+
+export const PrometheusLabel = z
+  .string()
+  .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, { message: "must be a Prometheus label name (letters, digits and underscores, not starting with a digit)" })
+  .refine((v) => !v.startsWith("__"), { message: 'must not start with "__" (reserved by Prometheus)' })
+  .refine((v) => !RESERVED_METRIC_LABELS.includes(v), {
+    message: `is already a label of the gateway's metrics; reserved: ${RESERVED_METRIC_LABELS.join(", ")}`,
+  });
+
+/**
  * `client.*` and `config.*` are both spellings of SPEC 2.5. `client.*` carries the defaults;
  * `config.*`, when present, overrides it (see `effectiveTuning`).
  */
 export const ClientSection = z.strictObject({
   enforce_governance_header: z.boolean().default(false),
-  prometheus_labels: z.array(z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, { message: "must be a Prometheus label name" })).default([]),
+  prometheus_labels: z.array(PrometheusLabel).default([]),
   drop_excess_requests: z.boolean().default(false),
   initial_pool_size: z.int().min(1).default(5000),
   /** Origins allowed to call /mcp from a browser; requests with another Origin get 403. */
@@ -158,8 +242,9 @@ export const ModelPrice = z.strictObject({
 
 export const ProviderConfig = z.strictObject({
   /** OpenAI-compatible base URL, e.g. https://api.openai.com/v1 */
-  base_url: z.string().min(1),
-  api_key: z.string().optional(),
+  base_url: HttpUrl,
+  /** Secret; `env.<VAR>` allowed. Absent for providers that need no key (a local model server). */
+  api_key: secretString().optional(),
   concurrency_and_buffer_size: z
     .strictObject({
       concurrency: z.int().min(1).default(1000),
@@ -179,7 +264,7 @@ export const VirtualKey = z.strictObject({
   id: z.string().min(1).optional(),
   name: z.string().min(1),
   /** The key itself (secret), or `env.<VAR>`. */
-  value: z.string().min(1),
+  value: secretString(),
   is_active: z.boolean().default(true),
   mcp_configs: z.array(VirtualKeyMcpConfig).default([]),
 });
@@ -192,7 +277,7 @@ export const ServerSection = z.strictObject({
   host: z.string().default("127.0.0.1"),
   port: z.int().min(0).max(65535).default(8080),
   /** HTTP Basic auth for /api/*, /config and /metrics. Absent: those answer loopback callers only. */
-  auth: z.strictObject({ username: z.string().min(1), password: z.string().min(1) }).optional(),
+  auth: z.strictObject({ username: z.string().min(1), password: secretString() }).optional(),
   /** Creating stdio clients through the API runs a command on the host; off unless set. */
   allow_stdio_from_api: z.boolean().default(false),
   shutdown_grace_period: Duration.default("10s"),
@@ -200,14 +285,19 @@ export const ServerSection = z.strictObject({
   body_limit_mcp: z.int().min(1024).default(4 * 1024 * 1024),
   log_level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Secret used to sign /mcp session ids; `env.` allowed. Absent: a random key per process. */
-  session_secret: z.string().min(16).optional(),
+  session_secret: secretString(16, "it signs session ids").optional(),
 });
 
 export const StateSection = z.strictObject({
   /** Absent: in-memory store. `redis://`, `rediss://` (TLS); `env.` allowed. */
-  redis_url: z.string().min(1).optional(),
+  redis_url: z
+    .string()
+    .refine((v) => ENV_REF_PATTERN.test(v) || /^rediss?:\/\/\S*$/.test(v), {
+      message: "must be a redis:// or rediss:// URL, or an env.<VAR> reference",
+    })
+    .optional(),
   /** Key for encrypting OAuth tokens at rest (AES-256-GCM); `env.` allowed. */
-  encryption_key: z.string().min(16).optional(),
+  encryption_key: secretString(16, "it encrypts stored tokens").optional(),
 });
 
 export const GatewayConfigObject = z.strictObject({
@@ -243,18 +333,41 @@ export const GatewayConfig = GatewayConfigObject.superRefine((cfg, ctx) => {
       });
     } else ids.set(id, i);
   });
-  const keyNames = new Set<string>();
-  cfg.governance.virtual_keys.forEach((vk, i) => {
-    if (keyNames.has(vk.name)) {
+  checkVirtualKeys(cfg.governance.virtual_keys, ctx);
+});
+
+/** Names, ids and values of virtual keys are unique: a shared value would make the caller ambiguous. */
+function checkVirtualKeys(keys: readonly VirtualKey[], ctx: z.RefinementCtx): void {
+  const seen = { name: new Map<string, number>(), id: new Map<string, number>(), value: new Map<string, number>() };
+  keys.forEach((vk, i) => {
+    for (const field of ["name", "id", "value"] as const) {
+      const v = vk[field];
+      if (v === undefined) continue;
+      const prev = seen[field].get(v);
+      if (prev === undefined) {
+        seen[field].set(v, i);
+        continue;
+      }
+      const shown = field === "value" ? "this value" : `"${v}"`;
       ctx.addIssue({
         code: "custom",
-        path: ["governance", "virtual_keys", i, "name"],
-        message: `"${vk.name}" is already used by another virtual key; names must be unique`,
+        path: ["governance", "virtual_keys", i, field],
+        message: `${shown} is already used by governance.virtual_keys[${prev}]; virtual key ${field}s must be unique`,
       });
     }
-    keyNames.add(vk.name);
+    const clients = new Set<string>();
+    vk.mcp_configs.forEach((mc, j) => {
+      if (clients.has(mc.mcp_client_name)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["governance", "virtual_keys", i, "mcp_configs", j, "mcp_client_name"],
+          message: `"${mc.mcp_client_name}" appears twice in this key's mcp_configs; merge the tool lists into one entry`,
+        });
+      }
+      clients.add(mc.mcp_client_name);
+    });
   });
-});
+}
 
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
 export type GatewayConfigInput = z.input<typeof GatewayConfig>;
