@@ -11,8 +11,8 @@ export interface ChunkFailure {
   readonly message: string;
 }
 
-const OPTION_NAMES = ["set", "while", "toplevelcontrol", "globalreassign", "loadbindsglobally", "recursion"] as const;
-export type ChunkOption = (typeof OPTION_NAMES)[number];
+export const CHUNK_OPTION_NAMES = ["set", "while", "toplevelcontrol", "globalreassign", "loadbindsglobally", "recursion"] as const;
+export type ChunkOption = (typeof CHUNK_OPTION_NAMES)[number];
 
 /** Unquotes a Go string literal: `raw` or "interpreted" (the usual escapes). */
 export function unquoteGo(lit: string): string {

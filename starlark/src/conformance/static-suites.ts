@@ -12,7 +12,7 @@ import { resolve } from "../resolve/resolver.js";
 import type { FileOptions } from "../syntax/ast.js";
 import { StarlarkSyntaxError } from "../syntax/errors.js";
 import { DEFAULT_OPTIONS, parse } from "../syntax/parser.js";
-import { type Chunk, type ChunkOption, readChunks } from "./chunked-file.js";
+import { type Chunk, CHUNK_OPTION_NAMES, readChunks } from "./chunked-file.js";
 
 export interface SuiteResult {
   passed: number;
@@ -38,19 +38,10 @@ export function conformanceDir(env: NodeJS.ProcessEnv = process.env): string | n
   return existsSync(dir) ? dir : null;
 }
 
-const CHUNK_OPTIONS: readonly ChunkOption[] = [
-  "set",
-  "while",
-  "toplevelcontrol",
-  "globalreassign",
-  "loadbindsglobally",
-  "recursion",
-];
-
 /** The dialect options a chunk asks for with `option:NAME` comments. */
 export function chunkOptions(chunk: Chunk): FileOptions {
   const opts: Record<string, boolean> = { ...DEFAULT_OPTIONS };
-  for (const name of CHUNK_OPTIONS) opts[name] = chunk.hasOption(name);
+  for (const name of CHUNK_OPTION_NAMES) opts[name] = chunk.hasOption(name);
   return opts as unknown as FileOptions;
 }
 

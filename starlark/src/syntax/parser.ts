@@ -498,7 +498,7 @@ export class Parser {
       if (!first && opprec === CMP_PREC && x.kind === "Binary") {
         this.error(
           this.sc.pos,
-          `${tokenName(x.op as Token)} does not associate with ${tokenName(this.tok())} (use parens)${CHAINED_COMPARISON_HINT}`,
+          `${tokenName(x.op)} does not associate with ${tokenName(this.tok())} (use parens)${CHAINED_COMPARISON_HINT}`,
         );
       }
       const op = this.tok() as BinaryOp;

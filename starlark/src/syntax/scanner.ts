@@ -96,6 +96,12 @@ export class Scanner {
     return this.src[this.i + offset] ?? "";
   }
 
+  /** The next code point (a surrogate pair counts as one). */
+  private peekCodePoint(): string {
+    const cp = this.src.codePointAt(this.i);
+    return cp === undefined ? "" : String.fromCodePoint(cp);
+  }
+
   private read(): string {
     const c = this.src[this.i] ?? "";
     this.i++;
@@ -230,7 +236,7 @@ export class Scanner {
       return this.tokenAt(",", pos, start);
     }
     if (c === '"' || c === "'") return this.string(pos, start);
-    if (isIdentStart(c)) return this.identOrPrefixedString(pos, start);
+    if (isIdentStart(this.peekCodePoint())) return this.identOrPrefixedString(pos, start);
     switch (c) {
       case "(":
       case "[":
@@ -264,7 +270,7 @@ export class Scanner {
       this.read();
       return this.tokenAt(c as Token, pos, start);
     }
-    return this.error(this.pos, `unexpected input character '${c}'`);
+    return this.error(this.pos, `unexpected input character '${this.peekCodePoint()}'`);
   }
 
   private identOrPrefixedString(pos: Pos, start: number): TokenValue {
@@ -276,7 +282,7 @@ export class Scanner {
       for (let k = 0; k < pre.length; k++) this.read();
       return this.string(pos, start);
     }
-    while (isIdent(this.peek())) this.read();
+    while (isIdent(this.peekCodePoint())) this.read();
     const raw = this.src.slice(start, this.i);
     const kw = KEYWORD_TOKENS.get(raw);
     return { tok: kw ?? "IDENT", pos, raw, value: kw === undefined ? raw : null };
@@ -328,36 +334,35 @@ export class Scanner {
   }
 
   private number(pos: Pos, start: number): TokenValue {
-    let c = this.peek();
-    let fraction = false;
-    let exponent = false;
-    if (c === ".") {
-      if (!isDigit(this.peek(1))) {
-        this.read();
-        return this.tokenAt(".", pos, start);
-      }
-      fraction = true;
-    } else if (c === "0") {
+    if (this.peek() === "." && !isDigit(this.peek(1))) {
       this.read();
-      c = this.peek();
-      const radix = this.radixInt(c, pos);
-      if (radix) return this.intToken(pos, start);
-      ({ fraction, exponent } = this.leadingZero(start));
-    } else {
-      this.digits(isDigit);
-      c = this.peek();
-      fraction = c === ".";
-      exponent = c === "e" || c === "E";
+      return this.tokenAt(".", pos, start);
     }
-    if (fraction) {
+    const mantissa = this.integerPart(pos, start);
+    if (mantissa === null) return this.intToken(pos, start);
+    let { exponent } = mantissa;
+    if (mantissa.fraction) {
       this.read();
       this.digits(isDigit);
-      c = this.peek();
+      const c = this.peek();
       exponent = c === "e" || c === "E";
     }
     if (exponent) this.exponent();
-    if (fraction || exponent) return this.floatToken(pos, start);
+    if (mantissa.fraction || exponent) return this.floatToken(pos, start);
     return this.intToken(pos, start);
+  }
+
+  /** Scans the digits before any fraction; null for a complete 0x/0o/0b literal. */
+  private integerPart(pos: Pos, start: number): { fraction: boolean; exponent: boolean } | null {
+    const c = this.peek();
+    if (c === ".") return { fraction: true, exponent: false };
+    if (c === "0") {
+      this.read();
+      return this.radixInt(this.peek(), pos) ? null : this.leadingZero(start);
+    }
+    this.digits(isDigit);
+    const d = this.peek();
+    return { fraction: d === ".", exponent: d === "e" || d === "E" };
   }
 
   /** After a leading "0": scans 0x/0o/0b literals; returns false if it is not one. */
