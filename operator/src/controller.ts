@@ -227,17 +227,30 @@ export class Controller {
     }
   }
 
+  /**
+   * Order matters to pods that see one file change before the other: new secret values land
+   * before the config that references them, and removed values go only after the config that
+   * stopped referencing them (the Secret is written twice when values are both added and
+   * removed).
+   */
   private async reconcileConfig(): Promise<void> {
     const rendered = this.renderNow();
     const { namespace, configMap, secret } = this.opts.target;
+    const existingSecret = await this.readOptional(() => this.core.readNamespacedSecret({ namespace, name: secret }));
+    const finalSecret = desiredSecret(rendered, this.opts.target, existingSecret);
+    let current = existingSecret;
+    if (!current) {
+      current = await this.write("secrets", "create", () => this.core.createNamespacedSecret({ namespace, body: finalSecret }));
+    } else if (!converged(current, finalSecret)) {
+      const union = { ...finalSecret, data: { ...current.data, ...finalSecret.data } };
+      if (!converged(current, union)) current = await this.write("secrets", "update", () => this.core.replaceNamespacedSecret({ namespace, name: secret, body: union }));
+    }
     const existingCm = await this.readOptional(() => this.core.readNamespacedConfigMap({ namespace, name: configMap }));
     const cm = desiredConfigMap(rendered, this.opts.target, existingCm);
     if (!existingCm) await this.write("configmaps", "create", () => this.core.createNamespacedConfigMap({ namespace, body: cm }));
     else if (!converged(existingCm, cm)) await this.write("configmaps", "update", () => this.core.replaceNamespacedConfigMap({ namespace, name: configMap, body: cm }));
-    const existingSecret = await this.readOptional(() => this.core.readNamespacedSecret({ namespace, name: secret }));
-    const s = desiredSecret(rendered, this.opts.target, existingSecret);
-    if (!existingSecret) await this.write("secrets", "create", () => this.core.createNamespacedSecret({ namespace, body: s }));
-    else if (!converged(existingSecret, s)) await this.write("secrets", "update", () => this.core.replaceNamespacedSecret({ namespace, name: secret, body: s }));
+    const pruned = desiredSecret(rendered, this.opts.target, current);
+    if (!converged(current, pruned)) await this.write("secrets", "update", () => this.core.replaceNamespacedSecret({ namespace, name: secret, body: pruned }));
     this.countResources(rendered);
   }
 

@@ -73,8 +73,9 @@ function readRef(secrets: SecretLookup, namespace: string, ref: SecretKeyRef, wh
   return value;
 }
 
-export function formatIssues(prefix: string, error: z.ZodError): string {
-  return error.issues.map((i) => `${[prefix, ...i.path.map(String)].join(".")}: ${i.message}`).join("; ");
+export function formatIssues(prefix: string, error: z.ZodError, camel = false): string {
+  const seg = (p: PropertyKey) => (camel ? String(p).replaceAll(/_([a-z])/g, (_m, c: string) => c.toUpperCase()) : String(p));
+  return error.issues.map((i) => `${[prefix, ...i.path.map(seg)].join(".")}: ${i.message}`).join("; ");
 }
 
 type Built<T> = { ok: true; value: T; secrets: Record<string, string> } | { ok: false; reason: VerdictReason; message: string };
@@ -111,7 +112,7 @@ function buildClient(obj: CustomObject, name: string, secrets: SecretLookup): Bu
     if (spec.isPingAvailable !== undefined) cfg.is_ping_available = spec.isPingAvailable;
     // The gateway's own schema has the last word, so the CRD cannot admit what the gateway rejects.
     const check = ClientConfig.safeParse(cfg);
-    if (!check.success) return { ok: false, reason: "InvalidSpec", message: formatIssues("spec", check.error) };
+    if (!check.success) return { ok: false, reason: "InvalidSpec", message: formatIssues("spec", check.error, true) };
     return { ok: true, value: cfg, secrets: out };
   } catch (error) {
     if (error instanceof SecretRefError) return { ok: false, reason: error.reason, message: error.message };
@@ -153,7 +154,7 @@ function buildVirtualKey(obj: CustomObject, secrets: SecretLookup): Built<Virtua
       mcp_configs: (spec.mcpConfigs ?? []).map((m) => ({ mcp_client_name: normaliseClientRef(m.mcpClientName), tools_to_execute: m.toolsToExecute ?? [] })),
     };
     const check = VirtualKey.safeParse(vk);
-    if (!check.success) return { ok: false, reason: "InvalidSpec", message: formatIssues("spec", check.error) };
+    if (!check.success) return { ok: false, reason: "InvalidSpec", message: formatIssues("spec", check.error, true) };
     if (value.length === 0) return { ok: false, reason: "SecretKeyNotFound", message: `spec.keySecretRef: key "${ref.key}" of Secret "${ref.name}" is empty` };
     return { ok: true, value: vk, secrets: { [key]: value } };
   } catch (error) {
