@@ -1,0 +1,33 @@
+/**
+ * PATCH /config (SPEC 4.6): runtime changes to the `client` section. Accepted keys are the
+ * ones that can change without a restart; the body is validated whole before anything
+ * changes. The answer is the effective `client` section. A later reload of the config file
+ * replaces these runtime values with the file's (the file stays the source of truth).
+ */
+import type { FastifyInstance, preHandlerHookHandler } from "fastify";
+import { z } from "zod";
+
+import { ClientSection } from "../config/schema.js";
+import { validationError } from "./client-routes.js";
+
+export const ConfigPatch = z.strictObject({
+  client: ClientSection.partial().strict(),
+});
+export type ConfigPatch = z.infer<typeof ConfigPatch>;
+export type ClientSectionValue = z.infer<typeof ClientSection>;
+
+export interface ConfigRoutesOptions {
+  readonly preHandler: preHandlerHookHandler;
+  readonly bodyLimit: number;
+  /** Applies a validated patch and returns the effective client section. */
+  readonly patchClient: (patch: ConfigPatch["client"]) => ClientSectionValue;
+}
+
+export function configRoutes(app: FastifyInstance, opts: ConfigRoutesOptions, done: (err?: Error) => void): void {
+  app.patch("/config", { preHandler: opts.preHandler, bodyLimit: opts.bodyLimit }, (request) => {
+    const parsed = ConfigPatch.safeParse(request.body ?? {});
+    if (!parsed.success) throw validationError(parsed.error, "the configuration patch");
+    return { client: opts.patchClient(parsed.data.client) };
+  });
+  done();
+}
