@@ -88,6 +88,10 @@ export class ApiServerDouble {
   private events: Event[] = [];
   private readonly watchers = new Set<Watcher>();
   readonly requests: LoggedRequest[] = [];
+  /** Full request URLs (path and query), in order. */
+  readonly requestUrls: string[] = [];
+  /** Requests from these users (bearer tokens) get 503, as if cut off by a network partition. */
+  readonly blockedUsers = new Set<string>();
   /** Answer a watch from a compacted version with HTTP 410 instead of a 410 ERROR event. */
   goneAsHttp = false;
   port = 0;
@@ -200,6 +204,7 @@ export class ApiServerDouble {
     const watch = url.searchParams.get("watch") === "true" || url.searchParams.get("watch") === "1";
     const log: LoggedRequest = { method: req.method ?? "GET", path: url.pathname, user, status: 200, watch };
     this.requests.push(log);
+    this.requestUrls.push(req.url ?? "/");
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString("utf8");
@@ -208,6 +213,7 @@ export class ApiServerDouble {
       log.status = code;
       res.writeHead(code, { "content-type": "application/json" }).end(JSON.stringify(body));
     };
+    if (this.blockedUsers.has(user)) return send(503, statusBody(503, "ServiceUnavailable", "partitioned"));
     if (!route?.kind) return send(404, statusBody(404, "NotFound", `no route for ${url.pathname}`));
     let body: Obj | undefined;
     try {

@@ -3,7 +3,9 @@
  * take the Lease when it is free or expired, renew it while leading, and give up leading
  * when a renewal has not succeeded within the lease duration. Expiry is judged by when this
  * process last saw the Lease record change (local clock), never by comparing the holder's
- * timestamps with ours, so clock skew between nodes cannot elect two leaders. Updates carry
+ * timestamps with ours, so clock skew between nodes cannot elect two leaders. A leader steps
+ * down after failing to renew for two thirds of the lease duration (client-go's renew
+ * deadline), before any standby may take the Lease over. Updates carry
  * `resourceVersion`, so two candidates racing for the same Lease cannot both win (409).
  */
 import type { CoordinationV1Api, V1Lease } from "@kubernetes/client-node";
@@ -92,7 +94,7 @@ export class LeaderElector {
     if (ok) {
       this.lastRenew = this.now();
       if (!this.leading) await this.setLeading(true);
-    } else if (this.leading && this.now() - this.lastRenew >= this.durationMs) {
+    } else if (this.leading && this.now() - this.lastRenew >= (this.durationMs * 2) / 3) {
       await this.setLeading(false);
     }
   }
@@ -116,6 +118,18 @@ export class LeaderElector {
     };
   }
 
+  private async create(): Promise<boolean> {
+    const { name, namespace } = this.opts;
+    try {
+      await this.api.createNamespacedLease({ namespace, body: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name, namespace }, spec: this.spec(new Date(this.now()), 0) } });
+      return true;
+    } catch (error) {
+      // Another candidate created it first: it leads this round.
+      if (httpCode(error) === 409) return false;
+      throw error;
+    }
+  }
+
   private async tryAcquireOrRenew(): Promise<boolean> {
     const { name, namespace, identity } = this.opts;
     let lease: V1Lease;
@@ -123,8 +137,7 @@ export class LeaderElector {
       lease = await this.api.readNamespacedLease({ name, namespace });
     } catch (error) {
       if (httpCode(error) !== 404) throw error;
-      await this.api.createNamespacedLease({ namespace, body: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name, namespace }, spec: this.spec(new Date(this.now()), 0) } });
-      return true;
+      return this.create();
     }
     const spec = lease.spec ?? {};
     const record = `${spec.holderIdentity ?? ""}|${String(spec.renewTime?.valueOf() ?? "")}`;
