@@ -1,0 +1,114 @@
+// The string % operator, after starlark-go's interpolate: %s %r %d %i %o %x %X %c %e %E %f
+// %F %g %G and %%, with %(key)s lookups when the operand is a dict.
+
+import { chargeString } from "./alloc.js";
+import { Dict } from "./collections.js";
+import { fail } from "./errors.js";
+import { formatE, formatF, formatG } from "./float-format.js";
+import { floatToInt, intToFloat } from "./numeric.js";
+import { Float, isInt, repr, str, type Tuple, typeName, type Value } from "./value.js";
+
+function intArg(c: string, v: Value): number | bigint {
+  if (isInt(v)) return v;
+  if (v instanceof Float) return floatToInt(v.v);
+  return fail(`%${c} format requires integer: ${typeName(v)}`);
+}
+
+function floatArg(c: string, v: Value): number {
+  if (v instanceof Float) return v.v;
+  if (isInt(v)) return intToFloat(v);
+  return fail(`%${c} format requires float, not ${typeName(v)}`);
+}
+
+function charArg(v: Value): string {
+  if (typeof v === "string") {
+    if ([...v].length !== 1) fail(`%c format requires a single-character string`);
+    return v;
+  }
+  if (isInt(v)) {
+    const n = Number(v);
+    if (n < 0 || n > 0x10ffff) fail(`%c format requires a valid Unicode code point, got ${v}`);
+    return String.fromCodePoint(n);
+  }
+  return fail(`%c format requires int or single-character string, not ${typeName(v)}`);
+}
+
+function convert(c: string, v: Value): string {
+  switch (c) {
+    case "s":
+      return str(v);
+    case "r":
+      return repr(v);
+    case "d":
+    case "i":
+      return String(intArg(c, v));
+    case "o":
+      return intArg(c, v).toString(8);
+    case "x":
+      return intArg(c, v).toString(16);
+    case "X":
+      return intArg(c, v).toString(16).toUpperCase();
+    case "c":
+      return charArg(v);
+    case "e":
+    case "E": {
+      const s = formatE(floatArg(c, v));
+      return c === "E" ? s.toUpperCase() : s;
+    }
+    case "f":
+    case "F": {
+      const s = formatF(floatArg(c, v));
+      return c === "F" ? s.toUpperCase() : s;
+    }
+    case "g":
+    case "G": {
+      const s = formatG(floatArg(c, v));
+      return c === "G" ? s.toUpperCase() : s;
+    }
+    default:
+      return fail(`unsupported format character '${c}'`);
+  }
+}
+
+export function percentFormat(format: string, y: Value): string {
+  const args: readonly Value[] = Array.isArray(y) ? (y as Tuple) : [y];
+  let argi = 0;
+  let out = "";
+  let i = 0;
+  while (i < format.length) {
+    const pct = format.indexOf("%", i);
+    if (pct < 0) {
+      out += format.slice(i);
+      break;
+    }
+    out += format.slice(i, pct);
+    i = pct + 1;
+    if (i >= format.length) fail("incomplete format");
+    let arg: Value;
+    if (format[i] === "(") {
+      const close = format.indexOf(")", i);
+      if (close < 0) fail("incomplete format key");
+      if (!(y instanceof Dict)) fail("format requires a mapping");
+      const key = format.slice(i + 1, close);
+      const v = y.get(key);
+      if (v === undefined) fail(`key ${repr(key)} not in dict`);
+      arg = v;
+      i = close + 1;
+      if (i >= format.length) fail("incomplete format");
+    } else {
+      if (format[i] === "%") {
+        out += "%";
+        i++;
+        continue;
+      }
+      if (argi >= args.length) fail("not enough arguments for format string");
+      arg = args[argi++] ?? null;
+    }
+    out += convert(format[i] ?? "", arg);
+    i++;
+    chargeString(out.length, 0);
+  }
+  if (argi < args.length && !(y instanceof Dict)) fail("too many arguments for format string");
+  chargeString(out.length);
+  return out;
+}
