@@ -28,11 +28,14 @@ export const ERRORS = {
   TG_ERR_CONFLICT: { status: 409, message: "conflict" },
   TG_ERR_CLIENT_NAME_TAKEN: { status: 409, message: "an MCP client with that name exists" },
   TG_ERR_CLIENT_FROM_FILE: { status: 409, message: "the client comes from the config file" },
-  // 413 / 429
+  // 413 / 415 / 429
   TG_ERR_BODY_TOO_LARGE: { status: 413, message: "the request body is too large" },
+  TG_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "the request body's Content-Type is not supported; send application/json" },
+  TG_ERR_TOO_MANY_REQUESTS: { status: 429, message: "too many requests" },
   TG_ERR_QUEUE_FULL: { status: 429, message: "request dropped: queue is full" },
   // 5xx
   TG_ERR_INTERNAL: { status: 500, message: "internal error" },
+  TG_ERR_STATE_FORMAT: { status: 500, message: "a value in the state store has an unsupported format" },
   TG_ERR_UPSTREAM: { status: 502, message: "the upstream failed" },
   TG_ERR_CLIENT_NOT_CONNECTED: { status: 503, message: "the MCP client is not connected" },
   TG_ERR_STATE_UNAVAILABLE: { status: 503, message: "the state store is unavailable" },

@@ -1,0 +1,266 @@
+/**
+ * The Redis backend (ioredis). Two connections: one for commands, one in subscriber mode.
+ * Every command goes through `run`, which bounds it by `COMMAND_TIMEOUT_MS`, counts it, and
+ * turns any failure into TG_ERR_STATE_UNAVAILABLE naming the command and the server. Both
+ * connections have error listeners, so a Redis outage is logged (once per outage) and never
+ * crashes the process. The subscriber re-subscribes every wanted channel whenever it becomes
+ * ready and then tells `onReconnect` listeners to resync what they may have missed.
+ */
+import { Redis } from "ioredis";
+import type { Logger } from "pino";
+
+import { GatewayError, isGatewayError } from "../errors.js";
+import type { Script } from "./redis-scripts.js";
+import { EXTEND, INCR, RELEASE, WRITE } from "./redis-scripts.js";
+import type { RedisTarget } from "./redis-target.js";
+import { boundedOptions, COMMAND_TIMEOUT_MS } from "./redis-target.js";
+import type { Backend, WriteResult } from "./types.js";
+
+const SCAN_COUNT = 500;
+const MGET_BATCH = 200;
+
+/** Escapes SCAN MATCH glob characters so a prefix matches literally. */
+export function globEscape(s: string): string {
+  return s.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+}
+
+function reason(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} got no answer within ${COMMAND_TIMEOUT_MS} ms`)), Math.max(1, ms));
+  });
+  try {
+    return await Promise.race([p, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Waits for `ready` only before the first connect; once it was up, not-ready means an outage: fail now. */
+async function whenReady(conn: Redis, everReady: boolean, firstReady: Promise<void>, ms: number): Promise<void> {
+  if (conn.status === "ready") return;
+  if (everReady || conn.status === "end") throw new Error(`not connected (${conn.status})`);
+  await withDeadline(firstReady, ms, "connecting");
+}
+
+/** One shared listener per connection, however many commands wait for the first connect. */
+function readyOnce(conn: Redis): Promise<void> {
+  return new Promise((resolve) => conn.once("ready", () => resolve()));
+}
+
+export class RedisBackend implements Backend {
+  readonly kind = "redis" as const;
+  private readonly client: Redis;
+  private readonly sub: Redis;
+  private readonly display: string;
+  private readonly logger: Logger;
+  private readonly channels = new Set<string>();
+  private readonly messageListeners: ((channel: string, payload: string) => void)[] = [];
+  private readonly reconnectListeners = new Set<() => void>();
+  private count = 0;
+  private closed = false;
+  private clientReady = false;
+  private subReady = false;
+  private down = false;
+  private readonly clientFirstReady: Promise<void>;
+  private readonly subFirstReady: Promise<void>;
+
+  constructor(target: RedisTarget, logger: Logger, connectionName: string) {
+    this.display = target.display;
+    this.logger = logger;
+    const options = { ...target.options, ...boundedOptions(connectionName) };
+    this.client = target.url === undefined ? new Redis(options) : new Redis(target.url, options);
+    // The subscriber re-subscribes itself on "ready" (below), with the full current channel set.
+    this.sub = this.client.duplicate({ autoResubscribe: false, connectionName: `${connectionName}:sub` });
+    this.clientFirstReady = readyOnce(this.client);
+    this.subFirstReady = readyOnce(this.sub);
+    for (const [name, conn] of [["commands", this.client], ["subscriber", this.sub]] as const) {
+      conn.on("error", (err: Error) => this.onError(name, err));
+    }
+    this.client.on("ready", () => {
+      if (this.down) this.logger.info({ redis: this.display }, "state store: Redis is reachable again");
+      this.down = false;
+      this.clientReady = true;
+    });
+    this.sub.on("ready", () => void this.onSubscriberReady());
+    this.sub.on("message", (channel: string, payload: string) => {
+      for (const l of this.messageListeners) l(channel, payload);
+    });
+  }
+
+  private onError(connection: string, err: Error): void {
+    if (this.closed || this.down) return;
+    this.down = true;
+    this.logger.warn({ err, redis: this.display, connection }, "state store: Redis is unreachable; requests that need shared state fail until it is back");
+  }
+
+  private async onSubscriberReady(): Promise<void> {
+    const again = this.subReady;
+    this.subReady = true;
+    if (this.channels.size > 0) {
+      try {
+        this.count++;
+        await withDeadline(this.sub.subscribe(...this.channels), COMMAND_TIMEOUT_MS, "SUBSCRIBE");
+      } catch (e) {
+        this.logger.warn({ err: e, redis: this.display }, "state store: re-subscribing failed; retrying on the next reconnect");
+      }
+    }
+    if (!again) return;
+    for (const l of [...this.reconnectListeners]) {
+      try {
+        l();
+      } catch (e) {
+        this.logger.error({ err: e }, "state store: a reconnect listener threw");
+      }
+    }
+  }
+
+  private unavailable(command: string, e: unknown): GatewayError {
+    if (isGatewayError(e)) return e;
+    return new GatewayError(
+      "TG_ERR_STATE_UNAVAILABLE",
+      `the state store is unavailable: Redis at ${this.display} failed ${command}: ${reason(e)}. ` +
+        "Check that Redis is reachable (state.redis_url / TOOLGATE_REDIS_URL); requests that need shared state fail until it is back.",
+      { command, redis: this.display },
+      { cause: e },
+    );
+  }
+
+  private async run<T>(command: string, fn: (c: Redis) => Promise<T>, conn: Redis = this.client): Promise<T> {
+    if (this.closed) throw new GatewayError("TG_ERR_STATE_UNAVAILABLE", "the state store is closed");
+    this.count++;
+    const started = Date.now();
+    try {
+      const first = conn === this.client;
+      await whenReady(conn, first ? this.clientReady : this.subReady, first ? this.clientFirstReady : this.subFirstReady, COMMAND_TIMEOUT_MS);
+      return await withDeadline(fn(conn), COMMAND_TIMEOUT_MS - (Date.now() - started), command);
+    } catch (e) {
+      throw this.unavailable(command, e);
+    }
+  }
+
+  private async script(s: Script, key: string, args: (string | number)[]): Promise<unknown> {
+    return this.run("EVALSHA", async (c) => {
+      try {
+        return await c.evalsha(s.sha, 1, key, ...args);
+      } catch (e) {
+        // NOSCRIPT means the server did not run it (a restarted or flushed script cache): safe to send the source.
+        if (!reason(e).startsWith("NOSCRIPT")) throw e;
+        this.count++;
+        return await c.eval(s.lua, 1, key, ...args);
+      }
+    });
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    return (await this.run("GET", (c) => c.get(key))) ?? undefined;
+  }
+
+  async write(key: string, dataJson: string, ttlMs: number | undefined, expectedRev: number | undefined): Promise<WriteResult> {
+    const reply = (await this.script(WRITE, key, [dataJson, ttlMs ?? "", expectedRev ?? ""])) as [number, number, unknown?];
+    const [ok, rev, current] = reply;
+    return { ok: ok === 1, rev: Number(rev), current: typeof current === "string" ? current : undefined };
+  }
+
+  async del(key: string): Promise<boolean> {
+    return (await this.run("DEL", (c) => c.del(key))) > 0;
+  }
+
+  async take(key: string): Promise<string | undefined> {
+    return (await this.run("GETDEL", (c) => c.getdel(key))) ?? undefined;
+  }
+
+  async scan(prefix: string): Promise<[string, string][]> {
+    const pattern = `${globEscape(prefix)}*`;
+    const keys = new Set<string>(); // SCAN may return a key more than once
+    let cursor = "0";
+    do {
+      const [next, batch] = await this.run("SCAN", (c) => c.scan(cursor, "MATCH", pattern, "COUNT", SCAN_COUNT));
+      cursor = next;
+      for (const k of batch) keys.add(k);
+    } while (cursor !== "0");
+    const all = [...keys];
+    const out: [string, string][] = [];
+    for (let i = 0; i < all.length; i += MGET_BATCH) {
+      const chunk = all.slice(i, i + MGET_BATCH);
+      const values = await this.run("MGET", (c) => c.mget(...chunk));
+      chunk.forEach((k, j) => {
+        const v = values[j];
+        if (typeof v === "string") out.push([k, v]); // null: expired or deleted since SCAN
+      });
+    }
+    return out;
+  }
+
+  async incr(key: string, by: number, ttlMs: number | undefined): Promise<number> {
+    return Number(await this.script(INCR, key, [by, ttlMs ?? ""]));
+  }
+
+  async lockAcquire(key: string, owner: string, ttlMs: number): Promise<boolean> {
+    return (await this.run("SET NX", (c) => c.set(key, owner, "PX", ttlMs, "NX"))) === "OK";
+  }
+
+  async lockRelease(key: string, owner: string): Promise<boolean> {
+    return Number(await this.script(RELEASE, key, [owner])) === 1;
+  }
+
+  async lockExtend(key: string, owner: string, ttlMs: number): Promise<boolean> {
+    return Number(await this.script(EXTEND, key, [owner, ttlMs])) === 1;
+  }
+
+  async publish(channel: string, payload: string): Promise<void> {
+    await this.run("PUBLISH", (c) => c.publish(channel, payload));
+  }
+
+  async subscribe(channel: string): Promise<void> {
+    // Wanted from now on, even if this attempt fails: the next "ready" subscribes it.
+    this.channels.add(channel);
+    await this.run("SUBSCRIBE", (c) => c.subscribe(channel), this.sub);
+  }
+
+  async unsubscribe(channel: string): Promise<void> {
+    this.channels.delete(channel);
+    if (this.closed || this.sub.status !== "ready") return; // not subscribed on any live connection
+    await this.run("UNSUBSCRIBE", (c) => c.unsubscribe(channel), this.sub);
+  }
+
+  onMessage(listener: (channel: string, payload: string) => void): void {
+    this.messageListeners.push(listener);
+  }
+
+  onReconnect(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => this.reconnectListeners.delete(listener);
+  }
+
+  async ping(): Promise<void> {
+    await this.run("PING", (c) => c.ping());
+  }
+
+  commands(): number {
+    return this.count;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.reconnectListeners.clear();
+    await Promise.all(
+      [this.client, this.sub].map(async (conn) => {
+        if (conn.status !== "ready") {
+          conn.disconnect();
+          return;
+        }
+        try {
+          await withDeadline(conn.quit(), COMMAND_TIMEOUT_MS, "QUIT");
+        } catch {
+          conn.disconnect();
+        }
+      }),
+    );
+  }
+}
