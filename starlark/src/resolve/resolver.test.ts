@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 
 import type { Def, Expr, File, FileOptions, Ident, Stmt } from "../syntax/ast.js";
-import { parse } from "../syntax/parser.js";
-import { resolve } from "./resolver.js";
+import { DEFAULT_OPTIONS, parse, parseExpr } from "../syntax/parser.js";
+import { resolve, resolveExpr } from "./resolver.js";
 import { nearest } from "./spell.js";
 
 const UNIVERSE = new Set(["len", "print", "range", "set", "None", "True", "False", "float"]);
@@ -217,5 +217,14 @@ describe("spell.nearest", () => {
     expect(nearest("FOO_BAR", ["foobar"])).toBe("foobar");
     expect(nearest("froze", ["freeze", "fail"])).toBe("freeze");
     expect(nearest("goodbye", ["hello", "print"])).toBe("");
+  });
+});
+
+describe("resolveExpr", () => {
+  it("resolves a lone expression, returning its comprehension locals and errors", () => {
+    const e = parseExpr("e.star", "[x + M for x in len(y)]");
+    const { locals, errors } = resolveExpr(e, "e.star", DEFAULT_OPTIONS, (n) => n === "M", (n) => UNIVERSE.has(n));
+    expect(locals.map((l) => l.name)).toEqual(["x"]);
+    expect(errors.map((err) => err.message)).toEqual(["e.star:1:21: undefined: y"]);
   });
 });

@@ -131,6 +131,12 @@ class Resolver {
     this.resolveNonLocalUses(this.file);
   }
 
+  runExpr(e: Expr): void {
+    this.expr(e);
+    resolveLocalUses(this.file);
+    this.resolveNonLocalUses(this.file);
+  }
+
   /** Binds id: a global at top level, a local otherwise. Returns whether it was bound before. */
   private bind(id: Ident): boolean {
     if (this.env !== this.file) return this.bindLocal(id);
@@ -573,4 +579,21 @@ export function resolve(
   file.globals = r.moduleGlobals;
   file.locals = r.moduleLocals;
   return r.errors;
+}
+
+/**
+ * Resolves a lone expression as if it were at the top level of a module with no globals
+ * (starlark-go's resolve.Expr). Returns the locals it binds (comprehension variables) and the
+ * errors.
+ */
+export function resolveExpr(
+  expr: Expr,
+  filename: string,
+  options: FileOptions,
+  isPredeclared: (name: string) => boolean,
+  isUniversal: (name: string) => boolean,
+): { locals: Binding[]; errors: ResolveError[] } {
+  const r = new Resolver(filename, options, isPredeclared, isUniversal);
+  r.runExpr(expr);
+  return { locals: r.moduleLocals, errors: r.errors };
 }

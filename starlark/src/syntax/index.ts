@@ -1,0 +1,5 @@
+// Starlark syntax: the tree (ast.ts), the scanner and the parser. `parse` turns source into a
+// File; errors are StarlarkSyntaxError with `pos` and the bare `msg`.
+export type * from "./ast.js";
+export { StarlarkSyntaxError } from "./errors.js";
+export { ALL_OPTIONS, DEFAULT_OPTIONS, parse, parseExpr } from "./parser.js";
