@@ -188,3 +188,22 @@ declare module "fastify" {
 }
 
 export const mcpPlugin = fp(mcpRoutes, { name: "toolgate-mcp", fastify: "5.x" });
+
+const FILTER_HEADERS = ["x-bf-mcp-include-clients", "x-bf-mcp-exclude-clients", "x-bf-mcp-include-tools", "x-bf-mcp-exclude-tools"] as const;
+
+/**
+ * The `headerFilter` option for a registry: undefined (no work at all) when a request has none
+ * of the x-bf-mcp-* headers, else the parsed filter and a cache key made of the raw values.
+ */
+export function toolHeaderFilter(
+  parse: (headers: FastifyRequest["headers"]) => ToolFilter,
+): (headers: FastifyRequest["headers"]) => { filter: ToolFilter; key: string } | undefined {
+  return (headers) => {
+    let key = "";
+    for (const h of FILTER_HEADERS) {
+      const v = headers[h];
+      if (v !== undefined) key += `${h}=${String(v)};`;
+    }
+    return key === "" ? undefined : { filter: parse(headers), key };
+  };
+}
