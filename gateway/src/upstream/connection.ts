@@ -256,16 +256,23 @@ export class Connection {
 
   #runReconnect(kind: ReconnectKind): Promise<ClientStatus> {
     if (this.#reconnecting) return this.#reconnecting;
-    const run = this.#reconnectOnce(kind).finally(() => {
-      this.#reconnecting = undefined;
-    });
+    const run = this.#reconnectOnce(kind);
     this.#reconnecting = run;
     return run;
   }
 
+  /**
+   * One reconnect (up to 6 attempts). `#reconnecting` is cleared right before the final state
+   * is announced, so a listener that reacts to that state with a new reconnect starts a new
+   * one instead of joining this finished one.
+   */
   async #reconnectOnce(kind: ReconnectKind): Promise<ClientStatus> {
+    const finish = (): ClientStatus => {
+      this.#reconnecting = undefined;
+      return this.status();
+    };
     await this.#teardown();
-    if (this.#lifetime.signal.aborted) return this.status();
+    if (this.#lifetime.signal.aborted) return finish();
     if (kind !== "auto") this.#setState("connecting");
     if (kind !== "initial") this.#deps.recorder?.clientReconnect(this.name);
     try {
@@ -279,10 +286,12 @@ export class Connection {
       });
       this.#failures = 0;
       this.#lastError = undefined;
+      finish();
       this.#setState("connected");
     } catch (err) {
-      if (this.#lifetime.signal.aborted) return this.status();
+      if (this.#lifetime.signal.aborted) return finish();
       this.#lastError = errorText(err);
+      finish();
       this.#setState("error");
       if (classifyError(err) === "transient") this.#scheduleBackgroundRound();
     }
@@ -312,6 +321,8 @@ export class Connection {
     try {
       await client.connect(transport, { timeout, signal: this.#lifetime.signal });
       this.#tools = await discoverTools(client, { timeout, signal: this.#lifetime.signal }, this.#log);
+      // Closed while the last step was in flight: do not leave a live session behind.
+      this.#lifetime.signal.throwIfAborted();
     } catch (err) {
       session.stop.abort();
       await client.close().catch(() => undefined);
