@@ -23,9 +23,11 @@ import type {
   FileOptions,
   Function,
   Ident,
+  KeywordArg,
   Load,
-  Param,
+  NamedParam,
   Pos,
+  StarParam,
   Stmt,
 } from "../syntax/ast.js";
 import { builtinHint } from "../syntax/hints.js";
@@ -57,6 +59,21 @@ interface Block {
 interface Use {
   readonly id: Ident;
   readonly env: Block;
+}
+
+interface ArgState {
+  varargs: boolean;
+  kwargs: boolean;
+  readonly names: Set<string>;
+  positional: number;
+  named: number;
+}
+
+interface ParamState {
+  seenOptional: boolean;
+  star: StarParam | null;
+  starStar: Ident | null;
+  numKwonly: number;
 }
 
 const newBlock = (parent: Block | null, fn: Function | null): Block => ({
@@ -228,50 +245,48 @@ class Resolver {
   }
 
   private stmt(stmt: Stmt): void {
-    switch (stmt.kind) {
-      case "ExprStmt":
-        this.expr(stmt.x);
-        return;
-      case "Branch":
-        if (this.loops === 0 && stmt.token !== "pass") this.errorf(stmt.pos, `${stmt.token} not in a loop`);
-        return;
-      case "If":
-        this.topLevelControl(stmt.pos, "if statement");
-        this.expr(stmt.cond);
-        this.ifstmts++;
-        this.stmts(stmt.trueBody);
-        this.stmts(stmt.falseBody);
-        this.ifstmts--;
-        return;
-      case "Assign":
-        this.expr(stmt.rhs);
-        this.assign(stmt.lhs, stmt.op !== "=");
-        return;
-      case "Def":
-        this.bind(stmt.name);
-        this.function(stmt.function);
-        return;
-      case "For":
-        this.topLevelControl(stmt.pos, "for loop");
-        this.expr(stmt.x);
-        this.assign(stmt.vars, false);
-        this.loop(stmt.body);
-        return;
-      case "While":
-        if (!this.options.while) this.errorf(stmt.pos, DOESNT + "support while loops");
-        this.topLevelControl(stmt.pos, "while loop");
-        this.expr(stmt.cond);
-        this.loop(stmt.body);
-        return;
-      case "Return":
-        if (this.container().fn === null) this.errorf(stmt.pos, "return statement not within a function");
-        if (stmt.result !== null) this.expr(stmt.result);
-        return;
-      case "Load":
-        this.load(stmt);
-        return;
-    }
+    (this.stmtHandlers[stmt.kind] as (s: Stmt) => void)(stmt);
   }
+
+  private readonly stmtHandlers: { [K in Stmt["kind"]]: (s: Extract<Stmt, { kind: K }>) => void } = {
+    ExprStmt: (s) => this.expr(s.x),
+    Branch: (s) => {
+      if (this.loops === 0 && s.token !== "pass") this.errorf(s.pos, `${s.token} not in a loop`);
+    },
+    If: (s) => {
+      this.topLevelControl(s.pos, "if statement");
+      this.expr(s.cond);
+      this.ifstmts++;
+      this.stmts(s.trueBody);
+      this.stmts(s.falseBody);
+      this.ifstmts--;
+    },
+    Assign: (s) => {
+      this.expr(s.rhs);
+      this.assign(s.lhs, s.op !== "=");
+    },
+    Def: (s) => {
+      this.bind(s.name);
+      this.function(s.function);
+    },
+    For: (s) => {
+      this.topLevelControl(s.pos, "for loop");
+      this.expr(s.x);
+      this.assign(s.vars, false);
+      this.loop(s.body);
+    },
+    While: (s) => {
+      if (!this.options.while) this.errorf(s.pos, DOESNT + "support while loops");
+      this.topLevelControl(s.pos, "while loop");
+      this.expr(s.cond);
+      this.loop(s.body);
+    },
+    Return: (s) => {
+      if (this.container().fn === null) this.errorf(s.pos, "return statement not within a function");
+      if (s.result !== null) this.expr(s.result);
+    },
+    Load: (s) => this.load(s),
+  };
 
   private loop(body: Stmt[]): void {
     this.loops++;
@@ -332,63 +347,35 @@ class Resolver {
   }
 
   private expr(e: Expr): void {
-    switch (e.kind) {
-      case "Ident":
-        this.use(e);
-        return;
-      case "Literal":
-        return;
-      case "FString":
-        for (const part of e.parts) if (typeof part !== "string") this.expr(part.expr);
-        return;
-      case "List":
-      case "Tuple":
-        for (const x of e.elems) this.expr(x);
-        return;
-      case "Dict":
-        for (const entry of e.entries) {
-          this.expr(entry.key);
-          this.expr(entry.value);
-        }
-        return;
-      case "Cond":
-        this.expr(e.cond);
-        this.expr(e.t);
-        this.expr(e.f);
-        return;
-      case "Index":
-        this.expr(e.x);
-        this.expr(e.y);
-        return;
-      case "Slice":
-        this.exprs([e.x, e.lo, e.hi, e.step]);
-        return;
-      case "ListComp":
-        this.comprehension(e.clauses, [e.body]);
-        return;
-      case "DictComp":
-        this.comprehension(e.clauses, [e.entry.key, e.entry.value]);
-        return;
-      case "Unary":
-      case "Paren":
-        this.expr(e.x);
-        return;
-      case "Binary":
-        this.expr(e.x);
-        this.expr(e.y);
-        return;
-      case "Dot":
-        this.expr(e.x);
-        return;
-      case "Call":
-        this.expr(e.fn);
-        this.callArgs(e.pos, e.args);
-        return;
-      case "Lambda":
-        this.function(e.function);
-        return;
-    }
+    (this.exprHandlers[e.kind] as (x: Expr) => void)(e);
   }
+
+  private readonly exprHandlers: { [K in Expr["kind"]]: (e: Extract<Expr, { kind: K }>) => void } = {
+    Ident: (e) => this.use(e),
+    Literal: () => undefined,
+    FString: (e) => {
+      for (const part of e.parts) if (typeof part !== "string") this.expr(part.expr);
+    },
+    List: (e) => this.exprs(e.elems),
+    Tuple: (e) => this.exprs(e.elems),
+    Dict: (e) => {
+      for (const entry of e.entries) this.exprs([entry.key, entry.value]);
+    },
+    Cond: (e) => this.exprs([e.cond, e.t, e.f]),
+    Index: (e) => this.exprs([e.x, e.y]),
+    Slice: (e) => this.exprs([e.x, e.lo, e.hi, e.step]),
+    ListComp: (e) => this.comprehension(e.clauses, [e.body]),
+    DictComp: (e) => this.comprehension(e.clauses, [e.entry.key, e.entry.value]),
+    Unary: (e) => this.expr(e.x),
+    Paren: (e) => this.expr(e.x),
+    Binary: (e) => this.exprs([e.x, e.y]),
+    Dot: (e) => this.expr(e.x),
+    Call: (e) => {
+      this.expr(e.fn);
+      this.callArgs(e.pos, e.args);
+    },
+    Lambda: (e) => this.function(e.function),
+  };
 
   private exprs(es: (Expr | null)[]): void {
     for (const e of es) if (e !== null) this.expr(e);
@@ -413,40 +400,44 @@ class Resolver {
   }
 
   private callArgs(pos: Pos, args: CallArg[]): void {
-    let seenVarargs = false;
-    let seenKwargs = false;
-    const seenName = new Set<string>();
-    let n = 0;
-    let p = 0;
+    const seen: ArgState = { varargs: false, kwargs: false, names: new Set(), positional: 0, named: 0 };
     for (const arg of args) {
-      switch (arg.kind) {
-        case "StarStarArg":
-          if (seenKwargs) this.errorf(arg.pos, "multiple **kwargs not allowed");
-          seenKwargs = true;
-          break;
-        case "StarArg":
-          if (seenKwargs) this.errorf(arg.pos, "*args may not follow **kwargs");
-          else if (seenVarargs) this.errorf(arg.pos, "multiple *args not allowed");
-          seenVarargs = true;
-          break;
-        case "KeywordArg":
-          n++;
-          if (seenKwargs) this.errorf(arg.pos, "keyword argument may not follow **kwargs");
-          else if (seenVarargs) this.errorf(arg.pos, "keyword argument may not follow *args");
-          if (seenName.has(arg.name)) this.errorf(arg.pos, `keyword argument ${JSON.stringify(arg.name)} is repeated`);
-          seenName.add(arg.name);
-          break;
-        case "PositionalArg":
-          p++;
-          if (seenVarargs) this.errorf(arg.pos, "positional argument may not follow *args");
-          else if (seenKwargs) this.errorf(arg.pos, "positional argument may not follow **kwargs");
-          else if (seenName.size > 0) this.errorf(arg.pos, "positional argument may not follow named");
-          break;
-      }
+      this.checkArg(arg, seen);
       this.expr(arg.value);
     }
-    if (p >= 256) this.errorf(pos, `${p} positional arguments in call, limit is 255`);
-    if (n >= 256) this.errorf(pos, `${n} keyword arguments in call, limit is 255`);
+    if (seen.positional >= 256) this.errorf(pos, `${seen.positional} positional arguments in call, limit is 255`);
+    if (seen.named >= 256) this.errorf(pos, `${seen.named} keyword arguments in call, limit is 255`);
+  }
+
+  /** starlark-go's argument order rules: positional, named, *args, **kwargs. */
+  private checkArg(arg: CallArg, seen: ArgState): void {
+    const { pos } = arg;
+    if (arg.kind === "StarStarArg") {
+      if (seen.kwargs) this.errorf(pos, "multiple **kwargs not allowed");
+      seen.kwargs = true;
+    } else if (arg.kind === "StarArg") {
+      if (seen.kwargs) this.errorf(pos, "*args may not follow **kwargs");
+      else if (seen.varargs) this.errorf(pos, "multiple *args not allowed");
+      seen.varargs = true;
+    } else if (arg.kind === "KeywordArg") {
+      this.checkKeywordArg(arg, seen);
+    } else {
+      this.checkPositionalArg(pos, seen);
+    }
+  }
+
+  private checkPositionalArg(pos: Pos, seen: ArgState): void {
+    seen.positional++;
+    const after = seen.varargs ? "*args" : seen.kwargs ? "**kwargs" : seen.names.size > 0 ? "named" : null;
+    if (after !== null) this.errorf(pos, `positional argument may not follow ${after}`);
+  }
+
+  private checkKeywordArg(arg: KeywordArg, seen: ArgState): void {
+    seen.named++;
+    if (seen.kwargs) this.errorf(arg.pos, "keyword argument may not follow **kwargs");
+    else if (seen.varargs) this.errorf(arg.pos, "keyword argument may not follow *args");
+    if (seen.names.has(arg.name)) this.errorf(arg.pos, `keyword argument ${JSON.stringify(arg.name)} is repeated`);
+    seen.names.add(arg.name);
   }
 
   private function(fn: Function): void {
@@ -471,47 +462,48 @@ class Resolver {
   }
 
   private params(fn: Function): void {
-    let seenOptional = false;
-    let star: Param | null = null;
-    let starStar: Ident | null = null;
-    let numKwonly = 0;
+    const st: ParamState = { seenOptional: false, star: null, starStar: null, numKwonly: 0 };
     for (const param of fn.params) {
-      if (param.kind === "NamedParam") {
-        const errPos = param.eqPos ?? param.name.pos;
-        const required = param.default === null;
-        if (starStar !== null) {
-          this.errorf(errPos, `${required ? "required" : "optional"} parameter may not follow **${starStar.name}`);
-        } else if (star !== null) {
-          numKwonly++;
-        } else if (required && seenOptional) {
-          this.errorf(errPos, "required parameter may not follow optional");
-        }
-        this.bindParam(param.name, errPos);
-        if (!required) seenOptional = true;
-      } else if (param.kind === "StarParam") {
-        if (starStar !== null) this.errorf(param.pos, `* parameter may not follow **${starStar.name}`);
-        else if (star !== null) this.errorf(param.pos, "multiple * parameters not allowed");
-        else star = param;
-      } else {
-        if (starStar !== null) this.errorf(param.pos, "multiple ** parameters not allowed");
-        starStar = param.name;
+      if (param.kind === "NamedParam") this.namedParam(param, st);
+      else if (param.kind === "StarParam") this.starParam(param, st);
+      else {
+        if (st.starStar !== null) this.errorf(param.pos, "multiple ** parameters not allowed");
+        st.starStar = param.name;
       }
     }
     // *args and **kwargs are bound last, so that the named parameters are contiguous and a
     // bare * leaves no hole.
-    if (star?.kind === "StarParam") {
-      if (star.name !== null) {
-        this.bindParam(star.name, star.name.pos);
-        fn.hasVarargs = true;
-      } else if (numKwonly === 0) {
-        this.errorf(star.pos, "bare * must be followed by keyword-only parameters");
-      }
+    if (st.star?.name) {
+      this.bindParam(st.star.name, st.star.name.pos);
+      fn.hasVarargs = true;
+    } else if (st.star !== null && st.numKwonly === 0) {
+      this.errorf(st.star.pos, "bare * must be followed by keyword-only parameters");
     }
-    if (starStar !== null) {
-      this.bindParam(starStar, starStar.pos);
+    if (st.starStar !== null) {
+      this.bindParam(st.starStar, st.starStar.pos);
       fn.hasKwargs = true;
     }
-    fn.numKwonlyParams = numKwonly;
+    fn.numKwonlyParams = st.numKwonly;
+  }
+
+  private namedParam(param: NamedParam, st: ParamState): void {
+    const errPos = param.eqPos ?? param.name.pos;
+    const required = param.default === null;
+    if (st.starStar !== null) {
+      this.errorf(errPos, `${required ? "required" : "optional"} parameter may not follow **${st.starStar.name}`);
+    } else if (st.star !== null) {
+      st.numKwonly++;
+    } else if (required && st.seenOptional) {
+      this.errorf(errPos, "required parameter may not follow optional");
+    }
+    this.bindParam(param.name, errPos);
+    if (!required) st.seenOptional = true;
+  }
+
+  private starParam(param: StarParam, st: ParamState): void {
+    if (st.starStar !== null) this.errorf(param.pos, `* parameter may not follow **${st.starStar.name}`);
+    else if (st.star !== null) this.errorf(param.pos, "multiple * parameters not allowed");
+    else st.star = param;
   }
 
   private resolveNonLocalUses(b: Block): void {
