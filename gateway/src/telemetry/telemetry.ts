@@ -71,6 +71,12 @@ function failureReporter(logger: Logger): (error: unknown) => void {
   };
 }
 
+const REDUNDANT_DEFAULT_METRICS = [
+  "nodejs_active_handles_total",
+  "nodejs_active_requests_total",
+  "nodejs_active_resources_total",
+];
+
 interface Families {
   custom: CustomLabelSet;
   http: HttpMetrics;
@@ -81,7 +87,13 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
   const { logger } = options;
   const report = failureReporter(logger);
   const registry = new Registry();
-  if (options.collectDefault !== false) collectDefaultMetrics({ register: registry });
+  if (options.collectDefault !== false) {
+    collectDefaultMetrics({ register: registry });
+    // prom-client exports these sums as gauges named *_total, which promtool rejects ("non-counter
+    // metrics should not have _total suffix"); the per-type gauges nodejs_active_handles,
+    // nodejs_active_requests and nodejs_active_resources carry the same numbers (sum them).
+    for (const name of REDUNDANT_DEFAULT_METRICS) registry.removeSingleMetric(name);
+  }
   let prices: PriceTable = options.prices ?? new Map();
 
   // Every family fed from the queue below applies it when collected, so a scrape never misses
@@ -105,14 +117,17 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
   // Provider results and tool calls are queued and applied on the next turn of the event loop
   // (or at scrape time, whichever comes first): the caller's request path only pays for a push.
   const pendingProvider: ProviderCallResult[] = [];
+  // The price table in effect when each call was recorded, index-aligned with pendingProvider.
+  const pendingPrices: PriceTable[] = [];
   const pendingTools: ToolCallRecord[] = [];
   let scheduled = false;
 
   function flush(): void {
     scheduled = false;
-    for (const r of pendingProvider.splice(0)) {
+    const tables = pendingPrices.splice(0);
+    for (const [i, r] of pendingProvider.splice(0).entries()) {
       try {
-        families.provider.record(r, prices);
+        families.provider.record(r, tables[i] ?? prices);
       } catch (error) {
         report(error);
       }
@@ -158,6 +173,7 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
   const provider: ProviderRecorder = {
     record: guard((result: ProviderCallResult) => {
       pendingProvider.push(result);
+      pendingPrices.push(prices);
       schedule();
     }),
   };

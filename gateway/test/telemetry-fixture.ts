@@ -1,0 +1,224 @@
+/**
+ * Shared by the telemetry tests: a small fastify app with the metrics plugins, a scraper that
+ * parses /metrics with a real Prometheus text parser, and the rule for tests that need the
+ * Debian `prometheus` package (fail in CI, skip with a printed reason locally).
+ */
+import { accessSync, constants } from "node:fs";
+import { createRequire } from "node:module";
+import { delimiter, join } from "node:path";
+import { Readable } from "node:stream";
+
+import Fastify, { type FastifyInstance, type preHandlerHookHandler } from "fastify";
+import pino, { type Logger } from "pino";
+import { test } from "vitest";
+
+import { createTelemetry, type Telemetry, type TelemetryOptions } from "../src/telemetry/index.js";
+
+export interface Sample {
+  readonly labels: Record<string, string>;
+  readonly value?: string;
+  readonly buckets?: Record<string, string>;
+  readonly count?: string;
+  readonly sum?: string;
+}
+export interface Family {
+  readonly name: string;
+  readonly help: string;
+  readonly type: "COUNTER" | "GAUGE" | "HISTOGRAM" | "SUMMARY" | "UNTYPED";
+  readonly metrics: readonly Sample[];
+}
+
+// The package ships no types; its output shape is documented in its README (prom2json-like).
+const parsePrometheus = createRequire(import.meta.url)("parse-prometheus-text-format") as (
+  text: string,
+) => Family[];
+
+const labelKey = (labels: Record<string, string>): string =>
+  JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+/**
+ * The parser folds every histogram into one unlabelled sample (it only handles histograms
+ * without labels). So histograms are re-typed `untyped` before parsing, which makes the parser
+ * read each `_bucket`, `_sum` and `_count` line with its labels, and are then regrouped per
+ * label set here.
+ */
+function regroupHistogram(name: string, help: string, parts: readonly Family[]): Family {
+  const byLabels = new Map<
+    string,
+    { labels: Record<string, string>; buckets: Record<string, string>; count?: string; sum?: string }
+  >();
+  const entry = (
+    labels: Record<string, string>,
+  ): { labels: Record<string, string>; buckets: Record<string, string>; count?: string; sum?: string } => {
+    const key = labelKey(labels);
+    let e = byLabels.get(key);
+    if (e === undefined) {
+      e = { labels, buckets: {} };
+      byLabels.set(key, e);
+    }
+    return e;
+  };
+  for (const part of parts) {
+    for (const m of part.metrics) {
+      const { le, ...labels } = m.labels ?? {};
+      const e = entry(labels);
+      if (part.name === `${name}_bucket` && le !== undefined) e.buckets[le] = m.value ?? "";
+      else if (part.name === `${name}_sum`) e.sum = m.value ?? "";
+      else if (part.name === `${name}_count`) e.count = m.value ?? "";
+    }
+  }
+  return { name, help, type: "HISTOGRAM", metrics: [...byLabels.values()] };
+}
+
+/** Families by name; samples without labels get `{}` so comparisons stay uniform. */
+export function parseMetrics(text: string): Map<string, Family> {
+  const histograms = new Set([...text.matchAll(/^# TYPE (\S+) histogram$/gm)].map((m) => m[1]!));
+  const raw = parsePrometheus(text.replace(/^# TYPE (\S+) histogram$/gm, "# TYPE $1 untyped"));
+  const parts = new Map<string, Family[]>();
+  for (const f of raw) parts.set(f.name, [...(parts.get(f.name) ?? []), f]);
+  const out = new Map<string, Family>();
+  for (const [name, fams] of parts) {
+    if (histograms.has(name)) {
+      const pieces = ["_bucket", "_sum", "_count"].flatMap((suffix) => parts.get(`${name}${suffix}`) ?? []);
+      out.set(name, regroupHistogram(name, fams[0]!.help, pieces));
+    } else if (
+      ![...histograms].some((h) => name === `${h}_bucket` || name === `${h}_sum` || name === `${h}_count`)
+    ) {
+      const metrics = fams.flatMap((f) => f.metrics).map((m) => ({ ...m, labels: m.labels ?? {} }));
+      out.set(name, { ...fams[0]!, metrics });
+    }
+  }
+  return out;
+}
+
+export const AUTH = { username: "scraper", password: "s3cret-pass" };
+
+/**
+ * Stands in for http/admin-auth.ts (Basic auth when server.auth is set) until the integrator
+ * wires the real one; it answers like it: 401 with a WWW-Authenticate challenge.
+ */
+export function basicAuth(username: string, password: string): preHandlerHookHandler {
+  const expected = `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`;
+  return (request, reply, done) => {
+    if (request.headers.authorization === expected) {
+      done();
+      return;
+    }
+    void reply.code(401).header("www-authenticate", 'Basic realm="toolgate"').send({ error: "unauthorized" });
+  };
+}
+
+export interface LogCapture {
+  readonly logger: Logger;
+  readonly lines: Record<string, unknown>[];
+}
+
+export function captureLogs(): LogCapture {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level: "debug" },
+    { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
+  return { logger, lines };
+}
+
+export interface TestApp {
+  readonly app: FastifyInstance;
+  readonly telemetry: Telemetry;
+  readonly url: string;
+  readonly logs: LogCapture;
+  scrape(): Promise<Map<string, Family>>;
+  scrapeText(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startApp(
+  options: Partial<Omit<TelemetryOptions, "logger">> & { auth?: boolean } = {},
+): Promise<TestApp> {
+  const logs = captureLogs();
+  const telemetry = createTelemetry({
+    customLabels: options.customLabels ?? [],
+    logger: logs.logger,
+    ...(options.prices ? { prices: options.prices } : {}),
+  });
+  const app = Fastify();
+  await app.register(telemetry.httpMetricsPlugin);
+  await app.register(
+    telemetry.metricsRoute(
+      options.auth === true ? { preHandler: basicAuth(AUTH.username, AUTH.password) } : {},
+    ),
+  );
+  app.get("/items/:id", (request, reply) => reply.send({ id: (request.params as { id: string }).id }));
+  app.post("/echo", (request, reply) => reply.send(request.body));
+  app.get("/fail", () => {
+    throw new Error("boom");
+  });
+  app.get("/stream", (_request, reply) =>
+    reply.type("text/plain").send(Readable.from(["chunk-1 ", "chunk-2"])),
+  );
+  const url = await app.listen({ host: "127.0.0.1", port: 0 });
+  const headers: Record<string, string> =
+    options.auth === true
+      ? { authorization: `Basic ${Buffer.from(`${AUTH.username}:${AUTH.password}`).toString("base64")}` }
+      : {};
+  const scrapeText = async (): Promise<string> => {
+    const res = await fetch(`${url}/metrics`, { headers });
+    if (res.status !== 200) throw new Error(`GET /metrics answered ${res.status}: ${await res.text()}`);
+    return res.text();
+  };
+  return {
+    app,
+    telemetry,
+    url,
+    logs,
+    scrapeText,
+    scrape: async () => parseMetrics(await scrapeText()),
+    close: () => app.close(),
+  };
+}
+
+/** Sends a request and reads the body to the end, so the server has finished the response. */
+export async function send(url: string, init: RequestInit = {}): Promise<number> {
+  const res = await fetch(url, init);
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** The samples of one family as {labels, value}; histograms as {labels, count, sum}. */
+export function series(families: Map<string, Family>, name: string): Sample[] {
+  const family = families.get(name);
+  if (family === undefined) throw new Error(`metric family ${name} is not exported`);
+  return [...family.metrics];
+}
+
+export function findExecutable(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not in this directory
+    }
+  }
+  return undefined;
+}
+
+/**
+ * `test` when `tool` is installed. Missing: in CI (`CI=true`) the test still runs and fails on
+ * `requireExecutable`; locally it is skipped with the reason printed.
+ */
+export function testWithTool(tool: string): ReturnType<typeof test.skipIf> {
+  const skip = findExecutable(tool) === undefined && process.env.CI !== "true";
+  if (skip) console.warn(`skipping ${tool} tests: ${tool} is not installed (apt-get install -y prometheus)`);
+  return test.skipIf(skip);
+}
+
+export function requireExecutable(name: string): string {
+  const path = findExecutable(name);
+  if (path === undefined)
+    throw new Error(
+      `${name} is not installed; CI installs Debian's prometheus package (apt-get install -y prometheus)`,
+    );
+  return path;
+}
