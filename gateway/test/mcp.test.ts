@@ -14,13 +14,16 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 
 import { defaultConfig } from "../src/config/defaults.js";
-import { type GatewayConfig, GatewayConfig as ConfigSchema } from "../src/config/schema.js";
+import { GatewayConfig as ConfigSchema,type GatewayConfig } from "../src/config/schema.js";
 import { createGovernance } from "../src/governance/index.js";
 import { mcpPlugin, toolHeaderFilter } from "../src/mcp/index.js";
 import { parseToolHeaders } from "../src/registry/index.js";
 import { createUpstreamManager } from "../src/upstream/index.js";
 
 const run = promisify(execFile);
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON from the wire; the assertions check its shape
+type Json = any;
 
 function configWith(over: Record<string, unknown>): GatewayConfig {
   const base = defaultConfig();
@@ -69,7 +72,7 @@ async function stopGateway(g: Gateway | undefined): Promise<void> {
   await g.upstream.close();
 }
 
-async function post(url: string, body: string | object, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string }> {
+async function post(url: string, body: string | object, headers: Record<string, string> = {}): Promise<{ status: number; json: Json; text: string }> {
   const res = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
@@ -94,16 +97,19 @@ async function readStream(res: Response, until: (events: string[]) => boolean, t
   const events: string[] = [];
   let buffer = "";
   const deadline = Date.now() + timeoutMs;
-  while (!until(events) && Date.now() < deadline) {
-    const chunk = await Promise.race([reader.read(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 250))]);
-    if (!chunk || chunk.done) continue;
-    buffer += decoder.decode(chunk.value, { stream: true });
+  const takeFrames = (): void => {
     let idx;
     while ((idx = buffer.indexOf("\n\n")) >= 0) {
       const frame = buffer.slice(0, idx);
       buffer = buffer.slice(idx + 2);
-      for (const line of frame.split("\n")) if (line.startsWith("data: ")) events.push(line.slice(6));
+      events.push(...frame.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)));
     }
+  };
+  while (!until(events) && Date.now() < deadline) {
+    const chunk = await Promise.race([reader.read(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 250))]);
+    if (!chunk || chunk.done) continue;
+    buffer += decoder.decode(chunk.value, { stream: true });
+    takeFrames();
   }
   await reader.cancel();
   return events;
@@ -149,7 +155,7 @@ describe("/mcp with the global tool set", () => {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }),
     });
-    const body = (await res.json()) as any;
+    const body = (await res.json()) as Json;
     expect(body.result.protocolVersion).toBe("2025-03-26");
     expect(body.result.serverInfo.name).toBe("toolgate");
     const session = res.headers.get("mcp-session-id");
