@@ -52,17 +52,68 @@ interface Route {
   namespace: string;
 }
 
-const KINDS: Record<string, { kind: string; custom: boolean }> = {
-  configmaps: { kind: "ConfigMap", custom: false },
-  secrets: { kind: "Secret", custom: false },
-  leases: { kind: "Lease", custom: false },
-  mcpclients: { kind: "MCPClient", custom: true },
-  virtualkeys: { kind: "VirtualKey", custom: true },
+const KINDS: Record<string, { kind: string; custom: boolean; groupVersion: string; namespaced: boolean; shortNames?: string[] }> = {
+  configmaps: { kind: "ConfigMap", custom: false, groupVersion: "v1", namespaced: true },
+  secrets: { kind: "Secret", custom: false, groupVersion: "v1", namespaced: true },
+  namespaces: { kind: "Namespace", custom: false, groupVersion: "v1", namespaced: false },
+  leases: { kind: "Lease", custom: false, groupVersion: "coordination.k8s.io/v1", namespaced: true },
+  customresourcedefinitions: { kind: "CustomResourceDefinition", custom: false, groupVersion: "apiextensions.k8s.io/v1", namespaced: false },
+  mcpclients: { kind: "MCPClient", custom: true, groupVersion: "toolgate.dev/v1alpha1", namespaced: true, shortNames: ["mcpc"] },
+  virtualkeys: { kind: "VirtualKey", custom: true, groupVersion: "toolgate.dev/v1alpha1", namespaced: true, shortNames: ["vk"] },
 };
+
+/** Discovery documents (the legacy, non-aggregated form), enough for kubectl's REST mapper. */
+function discovery(path: string): object | undefined {
+  const resources = (gv: string) => ({
+    kind: "APIResourceList",
+    apiVersion: "v1",
+    groupVersion: gv,
+    resources: Object.entries(KINDS)
+      .filter(([, k]) => k.groupVersion === gv)
+      .flatMap(([plural, k]) => [
+        { name: plural, singularName: k.kind.toLowerCase(), namespaced: k.namespaced, kind: k.kind, verbs: ["create", "delete", "get", "list", "patch", "update", "watch"], ...(k.shortNames ? { shortNames: k.shortNames } : {}) },
+        ...(k.custom ? [{ name: `${plural}/status`, singularName: "", namespaced: true, kind: k.kind, verbs: ["get", "patch", "update"] }] : []),
+      ]),
+  });
+  if (path === "/version") return { major: "1", minor: "35", gitVersion: "v1.35.0-double", platform: "linux/amd64" };
+  if (path === "/api") return { kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [] };
+  if (path === "/api/v1") return resources("v1");
+  const groups = [...new Set(Object.values(KINDS).map((k) => k.groupVersion))].filter((gv) => gv.includes("/"));
+  if (path === "/apis") {
+    return {
+      kind: "APIGroupList",
+      apiVersion: "v1",
+      groups: groups.map((gv) => {
+        const [name = "", version = ""] = gv.split("/");
+        return { name, versions: [{ groupVersion: gv, version }], preferredVersion: { groupVersion: gv, version } };
+      }),
+    };
+  }
+  const gv = /^\/apis\/([^/]+\/[^/]+)$/.exec(path)?.[1];
+  return gv && groups.includes(gv) ? resources(gv) : undefined;
+}
+
+/** RFC 7386 JSON merge patch (also used for kubectl's strategic merge patches, which are the same for maps). */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> = typeof target === "object" && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (k.startsWith("$")) continue;
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
 
 function parseRoute(path: string): Route | undefined {
   const core = /^\/api\/v1\/namespaces\/([^/]+)\/([^/]+)(?:\/([^/]+))?(?:\/(status))?$/.exec(path);
   const group = /^\/apis\/([^/]+)\/([^/]+)\/namespaces\/([^/]+)\/([^/]+)(?:\/([^/]+))?(?:\/(status))?$/.exec(path);
+  const clusterScoped = /^\/(?:api\/v1|apis\/([^/]+)\/([^/]+))\/(namespaces|customresourcedefinitions)(?:\/([^/]+))?$/.exec(path);
+  if (clusterScoped && !core) {
+    const [, g, v, plural = "", name] = clusterScoped;
+    const apiVersion = g ? `${g}/${v ?? ""}` : "v1";
+    return { namespace: "", collection: `${apiVersion}//${plural}`, kind: KINDS[plural]?.kind ?? "", apiVersion, ...(name ? { name } : {}) };
+  }
   if (core) {
     const [, namespace = "", plural = "", name, sub] = core;
     return { namespace, collection: `v1/${namespace}/${plural}`, kind: KINDS[plural]?.kind ?? "", apiVersion: "v1", ...(name ? { name } : {}), ...(sub ? { sub } : {}) };
@@ -209,11 +260,13 @@ export class ApiServerDouble {
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString("utf8");
     const route = parseRoute(url.pathname);
+    const disc = req.method === "GET" ? discovery(url.pathname) : undefined;
     const send = (code: number, body: unknown) => {
       log.status = code;
       res.writeHead(code, { "content-type": "application/json" }).end(JSON.stringify(body));
     };
     if (this.blockedUsers.has(user)) return send(503, statusBody(503, "ServiceUnavailable", "partitioned"));
+    if (disc) return send(200, disc);
     if (!route?.kind) return send(404, statusBody(404, "NotFound", `no route for ${url.pathname}`));
     let body: Obj | undefined;
     try {
@@ -239,6 +292,7 @@ export class ApiServerDouble {
     if (method === "POST" && !r.name && body) return this.create(r, body);
     if (method === "PUT" && r.name && body) return this.update({ ...r, name: r.name }, body, r.sub === "status");
     if (method === "DELETE" && r.name) return this.delete({ ...r, name: r.name });
+    if (method === "PATCH" && r.name && body) return this.patch({ ...r, name: r.name }, body, r.sub === "status");
     return { code: 405, body: statusBody(405, "MethodNotAllowed", `${method} ${url.pathname}`) };
   }
 
@@ -328,6 +382,15 @@ export class ApiServerDouble {
     this.store.get(r.collection)?.set(r.name, o);
     this.emit(r.collection, "MODIFIED", o);
     return { code: 200, body: o };
+  }
+
+  private patch(r: Route & { name: string }, patch: Obj, statusOnly: boolean): { code: number; body: unknown } {
+    const existing = this.store.get(r.collection)?.get(r.name);
+    if (!existing) return { code: 404, body: statusBody(404, "NotFound", `${r.kind} "${r.name}" not found`) };
+    const merged = mergePatch(clone(existing), patch) as Obj;
+    // A patch without a resourceVersion applies to whatever is current (no conflict check).
+    if (patch.metadata?.resourceVersion === undefined) delete merged.metadata.resourceVersion;
+    return this.update(r, merged, statusOnly);
   }
 
   private delete(r: Route & { name: string }): { code: number; body: unknown } {
