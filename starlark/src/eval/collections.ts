@@ -187,7 +187,8 @@ export class Range extends StarObject {
     return fail("unhashable: range");
   }
   override repr(): string {
-    return this.step === 1 ? `range(${this.start}, ${this.stop})` : `range(${this.start}, ${this.stop}, ${this.step})`;
+    if (this.step === 1) return this.start === 0 ? `range(${this.stop})` : `range(${this.start}, ${this.stop})`;
+    return `range(${this.start}, ${this.stop}, ${this.step})`;
   }
   override len(): number {
     return this.size;

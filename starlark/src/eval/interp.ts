@@ -124,7 +124,7 @@ function unpack(x: Value, n: number): Value[] {
   if (Array.isArray(x)) elems = x as readonly Value[];
   else if (x instanceof List) elems = x.elems;
   else {
-    if (ops.iterate(x) === undefined) fail(`got ${typeName(x)} in sequence assignment`);
+    if (!ops.isIterable(x)) fail(`got ${typeName(x)} in sequence assignment`);
     elems = ops.toArray(x);
   }
   if (elems.length > n) fail(`too many values to unpack (got ${elems.length}, want ${n})`);
@@ -210,9 +210,11 @@ function yieldThenRun(thread: Thread, base: number): Promise<Value> {
 }
 
 function lookupPredeclared(fr: Frame, name: string): Value {
-  const v = fr.module.predeclared.get(name) ?? UNIVERSE.get(name);
-  if (v === undefined) fail(`undefined: ${name}`);
-  return v;
+  const v = fr.module.predeclared.get(name);
+  if (v !== undefined) return v;
+  const u = UNIVERSE.get(name);
+  if (u === undefined) fail(`undefined: ${name}`);
+  return u;
 }
 
 function inplaceAdd(x: Value, y: Value): Value {

@@ -4,7 +4,7 @@ import { chargeElems } from "./alloc.js";
 import type { Kwargs, MethodFn } from "./builtin.js";
 import { Dict, List, StarSet } from "./collections.js";
 import { fail } from "./errors.js";
-import { iterate, toArray } from "./ops.js";
+import { isIterable, toArray } from "./ops.js";
 import { unpackArgs, unpackPositional } from "./unpack.js";
 import { mkTuple, typeName, type Value } from "./value.js";
 
@@ -16,10 +16,10 @@ export function updateDict(d: Dict, args: readonly Value[], kwargs: Kwargs): voi
   if (src instanceof Dict) {
     for (const e of src.map.values()) d.insert(e.k, e.v);
   } else if (src !== undefined) {
-    if (iterate(src) === undefined) fail(`got ${typeName(src)}, want iterable`);
+    if (!isIterable(src)) fail(`got ${typeName(src)}, want iterable`);
     let i = 0;
     for (const pair of toArray(src)) {
-      const kv = iterate(pair) === undefined ? undefined : toArray(pair);
+      const kv = !isIterable(pair) ? undefined : toArray(pair);
       if (kv === undefined) fail(`dictionary update sequence element #${i} is not iterable (${typeName(pair)})`);
       if (kv.length !== 2) fail(`dictionary update sequence element #${i} has length ${kv.length}, want 2`);
       d.insert(kv[0] ?? null, kv[1] ?? null);
@@ -82,7 +82,7 @@ export const dictMethods: Record<string, MethodFn<Dict>> = {
 
 function iterableArgs(args: readonly Value[]): Value[][] {
   return args.map((a, i) => {
-    if (iterate(a) === undefined) fail(`argument #${i + 1} is not iterable: ${typeName(a)}`);
+    if (!isIterable(a)) fail(`argument #${i + 1} is not iterable: ${typeName(a)}`);
     return toArray(a);
   });
 }
@@ -94,7 +94,7 @@ function setOf(elems: Iterable<Value>): StarSet {
 }
 
 function others(args: Value[], kwargs: Kwargs): StarSet[] {
-  unpackPositional(args, kwargs, 0, Infinity);
+  if (kwargs.length > 0) fail("does not accept keyword arguments");
   return iterableArgs(args).map(setOf);
 }
 
@@ -112,7 +112,8 @@ export const setMethods: Record<string, MethodFn<StarSet>> = {
   },
   clear(_t, s, args, kwargs) {
     unpackPositional(args, kwargs, 0, 0);
-    s.clear();
+    // Clearing an empty set is no mutation, even when frozen (starlark-go's set.clear).
+    if (s.size > 0) s.clear();
     return null;
   },
   difference(_t, s, args, kwargs) {
@@ -157,7 +158,7 @@ export const setMethods: Record<string, MethodFn<StarSet>> = {
     return setOf([...s.keys(), ...os.flatMap((o) => o.keys())]);
   },
   update(_t, s, args, kwargs) {
-    unpackPositional(args, kwargs, 0, Infinity);
+    if (kwargs.length > 0) fail("does not accept keyword arguments");
     for (const elems of iterableArgs(args)) {
       for (const e of elems) s.add(e);
     }

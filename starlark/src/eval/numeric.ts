@@ -133,7 +133,7 @@ export function floatToInt(f: number): Int {
 
 // Float floor division and modulo with Starlark's sign rules.
 export function floatFloorDiv(x: number, y: number): number {
-  if (y === 0) fail("floating-point division by zero");
+  if (y === 0) fail("floored division by zero");
   return Math.floor(x / y);
 }
 

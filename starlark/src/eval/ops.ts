@@ -7,8 +7,8 @@
 
 import { chargeElems, chargeString } from "./alloc.js";
 import { Builtin } from "./builtin.js";
-import { ArrayIter, Bytes, Dict, List, Range, StarSet } from "./collections.js";
-import { fail } from "./errors.js";
+import { ArrayIter, Bytes, Dict, HashTable, List, Range, StarSet } from "./collections.js";
+import { fail, StarlarkError } from "./errors.js";
 import { methodsOf } from "./methods.js";
 import {
   cmpFloat,
@@ -311,20 +311,39 @@ export function compare(op: string, a: Value, b: Value): number {
   return compareDepth(op, a, b, 0);
 }
 
+// Sets are partially ordered by inclusion: <= is subset, < proper subset.
+function setCompare(op: string, a: StarSet, b: StarSet): boolean {
+  const sub = (x: StarSet, y: StarSet): boolean => x.size <= y.size && x.keys().every((k) => y.has(k));
+  switch (op) {
+    case "<=":
+      return sub(a, b);
+    case "<":
+      return a.size < b.size && sub(a, b);
+    case ">=":
+      return sub(b, a);
+    default:
+      return b.size < a.size && sub(b, a);
+  }
+}
+
 export function lt(a: Value, b: Value): boolean {
   if (typeof a === "number" && typeof b === "number") return a < b;
+  if (a instanceof StarSet && b instanceof StarSet) return setCompare("<", a, b);
   return compare("<", a, b) < 0;
 }
 export function le(a: Value, b: Value): boolean {
   if (typeof a === "number" && typeof b === "number") return a <= b;
+  if (a instanceof StarSet && b instanceof StarSet) return setCompare("<=", a, b);
   return compare("<=", a, b) <= 0;
 }
 export function gt(a: Value, b: Value): boolean {
   if (typeof a === "number" && typeof b === "number") return a > b;
+  if (a instanceof StarSet && b instanceof StarSet) return setCompare(">", a, b);
   return compare(">", a, b) > 0;
 }
 export function ge(a: Value, b: Value): boolean {
   if (typeof a === "number" && typeof b === "number") return a >= b;
+  if (a instanceof StarSet && b instanceof StarSet) return setCompare(">=", a, b);
   return compare(">=", a, b) >= 0;
 }
 
@@ -337,7 +356,15 @@ export function contains(container: Value, x: Value): boolean {
   }
   if (Array.isArray(container)) return (container as Tuple).some((e) => equals(e, x));
   if (container instanceof List) return container.elems.some((e) => equals(e, x));
-  if (container instanceof Dict || container instanceof StarSet) return container.has(x);
+  if (container instanceof StarSet) return container.has(x);
+  if (container instanceof Dict) {
+    // An unhashable value is simply not a key (starlark-go: `[] not in {}` is True).
+    try {
+      return container.has(x);
+    } catch {
+      return false;
+    }
+  }
   if (container instanceof Range) return rangeContains(container, x);
   if (container instanceof Bytes) return bytesContains(container, x);
   if (container instanceof StarObject) {
@@ -348,8 +375,9 @@ export function contains(container: Value, x: Value): boolean {
 }
 
 function rangeContains(r: Range, x: Value): boolean {
-  if (!isInt(x)) fail(`'in <range>' requires integer as left operand, not ${typeName(x)}`);
-  const n = Number(x);
+  if (x instanceof Float && !Number.isInteger(x.v)) return false;
+  if (!isInt(x) && !(x instanceof Float)) fail(`'in <range>' requires integer as left operand, not ${typeName(x)}`);
+  const n = x instanceof Float ? x.v : Number(x);
   if (r.size === 0) return false;
   const off = n - r.start;
   if (off % r.step !== 0) return false;
@@ -384,6 +412,15 @@ export function iterate(x: Value): Iter | undefined {
   if (Array.isArray(x)) return new ArrayIter(x as Tuple);
   if (x instanceof StarObject) return x.iterate();
   return undefined;
+}
+
+// Whether x can be iterated, without leaving an iteration open.
+export function isIterable(x: Value): boolean {
+  if (x instanceof List || Array.isArray(x) || x instanceof HashTable || x instanceof Range) return true;
+  if (!(x instanceof StarObject)) return false;
+  const it = x.iterate();
+  it?.done();
+  return it !== undefined;
 }
 
 export function mustIterate(x: Value): Iter {
@@ -552,7 +589,13 @@ export function attrNames(x: Value): string[] {
 
 export function setField(x: Value, name: string, v: Value): void {
   if (x instanceof StarObject) {
-    x.setField(name, v);
+    try {
+      x.setField(name, v);
+    } catch (e) {
+      // A host's "no such field" error gets starlark-go's spelling suggestion.
+      if (e instanceof StarlarkError && e.msg === `no .${name} field`) fail(e.msg + didYouMean(name, attrNames(x)));
+      throw e;
+    }
     return;
   }
   fail(`can't assign to .${name} field of ${typeName(x)}`);

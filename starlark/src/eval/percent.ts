@@ -9,6 +9,7 @@ import { floatToInt, intToFloat } from "./numeric.js";
 import { Float, isInt, repr, str, type Tuple, typeName, type Value } from "./value.js";
 
 function intArg(c: string, v: Value): number | bigint {
+  if (typeof v === "boolean") fail(`%${c} format requires integer: cannot convert bool to int`);
   if (isInt(v)) return v;
   if (v instanceof Float) return floatToInt(v.v);
   return fail(`%${c} format requires integer: ${typeName(v)}`);
@@ -28,7 +29,8 @@ function charArg(v: Value): string {
   if (isInt(v)) {
     const n = Number(v);
     if (n < 0 || n > 0x10ffff) fail(`%c format requires a valid Unicode code point, got ${v}`);
-    return String.fromCodePoint(n);
+    // Surrogate code points are not characters; like Go, they become U+FFFD.
+    return n >= 0xd800 && n <= 0xdfff ? "\ufffd" : String.fromCodePoint(n);
   }
   return fail(`%c format requires int or single-character string, not ${typeName(v)}`);
 }

@@ -34,14 +34,14 @@ function then<T, U>(v: T | Promise<T>, f: (x: T) => U): U | Promise<U> {
 }
 
 function keyFn(thread: Thread, key: Value | undefined): ((x: Value) => Value | Promise<Value>) | undefined {
-  if (key === undefined || key === null) return undefined;
+  if (key === undefined) return undefined;
   if (!(key instanceof Builtin) && typeName(key) !== "function") fail(`for parameter key: got ${typeName(key)}, want callable`);
   return (x) => call(thread, key, [x]);
 }
 
 function sorted(thread: Thread, args: Value[], kwargs: Kwargs): Value | Promise<Value> {
   const [iterable, key, reverse] = unpackArgs(args, kwargs, ["iterable", "key?", "reverse?"]);
-  if (ops.iterate(iterable ?? null) === undefined) fail(`for parameter iterable: got ${typeName(iterable ?? null)}, want iterable`);
+  if (!ops.isIterable(iterable ?? null)) fail(`for parameter iterable: got ${typeName(iterable ?? null)}, want iterable`);
   const xs = ops.toArray(iterable ?? null);
   const rev = optBool(reverse, "reverse", false);
   const kf = keyFn(thread, key);
@@ -167,7 +167,7 @@ function enumerateBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {
 function zipBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {
   unpackPositional(args, kwargs, 0, Infinity);
   const cols = args.map((a, i) => {
-    if (ops.iterate(a) === undefined) fail(`argument #${i + 1} is not iterable: ${typeName(a)}`);
+    if (!ops.isIterable(a)) fail(`argument #${i + 1} is not iterable: ${typeName(a)}`);
     return ops.toArray(a);
   });
   const n = cols.length === 0 ? 0 : Math.min(...cols.map((c) => c.length));
@@ -182,7 +182,8 @@ function chrBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {
   if (!isInt(v)) fail(`got ${typeName(v)}, want int`);
   if (v < 0) fail(`Unicode code point ${v} out of range (<0)`);
   if (v > 0x10ffff) fail(`Unicode code point ${v} out of range (>0x10FFFF)`);
-  return String.fromCodePoint(Number(v));
+  const n = Number(v);
+  return n >= 0xd800 && n <= 0xdfff ? "\ufffd" : String.fromCodePoint(n);
 }
 
 function ordBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {
@@ -203,7 +204,7 @@ function bytesBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {
   const v = args[0] ?? null;
   if (typeof v === "string") return bytesFromUtf8(v);
   if (v instanceof Bytes) return v;
-  if (ops.iterate(v) === undefined) fail(`want string, bytes, or iterable of ints, got ${typeName(v)}`);
+  if (!ops.isIterable(v)) fail(`want string, bytes, or iterable of ints, got ${typeName(v)}`);
   const out = ops.toArray(v).map((x) => {
     if (!isInt(x) || x < 0 || x > 255) fail(`at index: ${repr(x)} out of range (want value in unsigned 8-bit range)`);
     return String.fromCharCode(Number(x));
@@ -267,7 +268,7 @@ function collection(make: (xs: Value[]) => Value): BuiltinFn {
     unpackPositional(args, kwargs, 0, 1);
     const v = args[0];
     if (v === undefined) return make([]);
-    if (ops.iterate(v) === undefined) fail(`got ${typeName(v)}, want iterable`);
+    if (!ops.isIterable(v)) fail(`got ${typeName(v)}, want iterable`);
     return make(ops.toArray(v));
   };
 }
@@ -339,6 +340,11 @@ const defs: Record<string, BuiltinFn> = {
   zip: zipBuiltin,
 };
 
-export const UNIVERSE: ReadonlyMap<string, Value> = new Map(Object.entries(defs).map(([name, fn]) => [name, new Builtin(name, fn)]));
+export const UNIVERSE: ReadonlyMap<string, Value> = new Map<string, Value>([
+  ["None", null],
+  ["True", true],
+  ["False", false],
+  ...Object.entries(defs).map(([name, fn]): [string, Value] => [name, new Builtin(name, fn)]),
+]);
 
 

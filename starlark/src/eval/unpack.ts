@@ -7,6 +7,7 @@
 
 import type { Kwargs } from "./builtin.js";
 import { fail } from "./errors.js";
+import { nearest } from "./spell.js";
 import { Float, isInt, typeName, type Value } from "./value.js";
 
 export function unpackArgs(args: readonly Value[], kwargs: Kwargs, spec: readonly string[]): (Value | undefined)[] {
@@ -18,7 +19,10 @@ export function unpackArgs(args: readonly Value[], kwargs: Kwargs, spec: readonl
   for (let i = 0; i < args.length; i++) out[i] = args[i];
   for (const [k, v] of kwargs) {
     const i = names.indexOf(k);
-    if (i < 0) fail(`unexpected keyword argument ${k}`);
+    if (i < 0) {
+      const near = nearest(k, names);
+      fail(`unexpected keyword argument ${k}${near === undefined ? "" : ` (did you mean ${near}?)`}`);
+    }
     if (out[i] !== undefined) fail(`got multiple values for parameter ${k}`);
     out[i] = v;
   }
