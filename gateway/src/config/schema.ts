@@ -289,11 +289,11 @@ export const ServerSection = z.strictObject({
 });
 
 export const StateSection = z.strictObject({
-  /** Absent: in-memory store. `redis://`, `rediss://` (TLS); `env.` allowed. */
+  /** Absent: in-memory store (or TOOLGATE_REDIS_URL). `redis://`, `rediss://` (TLS), `redis+sentinel://`; `env.` allowed. */
   redis_url: z
     .string()
-    .refine((v) => ENV_REF_PATTERN.test(v) || /^rediss?:\/\/\S*$/.test(v), {
-      message: "must be a redis:// or rediss:// URL, or an env.<VAR> reference",
+    .refine((v) => ENV_REF_PATTERN.test(v) || /^(rediss?|redis\+sentinel):\/\/\S+$/.test(v), {
+      message: "must be a redis://, rediss:// or redis+sentinel:// URL, or an env.<VAR> reference",
     })
     .optional(),
   /** Key for encrypting OAuth tokens at rest (AES-256-GCM); `env.` allowed. */
