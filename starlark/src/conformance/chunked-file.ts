@@ -14,25 +14,30 @@ export interface ChunkFailure {
 export const CHUNK_OPTION_NAMES = ["set", "while", "toplevelcontrol", "globalreassign", "loadbindsglobally", "recursion"] as const;
 export type ChunkOption = (typeof CHUNK_OPTION_NAMES)[number];
 
-/** Unquotes a Go string literal: `raw` or "interpreted" (the usual escapes). */
+const GO_ESCAPES: Readonly<Record<string, string>> = { n: "\n", t: "\t", r: "\r", "\\": "\\", '"': '"', "'": "'" };
+
+/** Unquotes a Go string literal: `raw` or "interpreted" (the usual one-character escapes,
+ * which are all these files use). */
 export function unquoteGo(lit: string): string {
   if (lit.length >= 2 && lit.startsWith("`") && lit.endsWith("`")) return lit.slice(1, -1);
-  if (lit.length < 2 || !lit.startsWith('"') || !lit.endsWith('"')) throw new Error(`not a quoted regexp: ${lit}`);
-  const body = lit.slice(1, -1);
-  const simple: Readonly<Record<string, string>> = { n: "\n", t: "\t", r: "\r", "\\": "\\", '"': '"', "'": "'" };
+  if (lit.length < 2 || !lit.startsWith('"') || !lit.endsWith('"')) throw notQuoted(lit);
+  return unescapeGo(lit.slice(1, -1), lit);
+}
+
+const notQuoted = (lit: string): Error => new Error(`not a quoted regexp: ${lit}`);
+
+function unescapeGo(body: string, lit: string): string {
   let out = "";
   for (let i = 0; i < body.length; i++) {
     const c = body[i]!;
+    if (c === '"') throw notQuoted(lit);
     if (c !== "\\") {
-      if (c === '"') throw new Error(`not a quoted regexp: ${lit}`);
       out += c;
       continue;
     }
-    const e = body[i + 1] ?? "";
-    const v = simple[e];
-    if (v === undefined) throw new Error(`not a quoted regexp: ${lit}`);
+    const v = GO_ESCAPES[body[++i] ?? ""];
+    if (v === undefined) throw notQuoted(lit);
     out += v;
-    i++;
   }
   return out;
 }

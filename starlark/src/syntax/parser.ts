@@ -600,33 +600,32 @@ export class Parser {
   }
 
   private parsePrimary(): Expr {
-    switch (this.tok()) {
-      case "IDENT":
-        return this.parseIdent();
-      case "INT":
-      case "FLOAT":
-      case "STRING":
-      case "BYTES":
-        return this.parseLiteral();
-      case "FSTRING":
-        return this.parseFString();
-      case "[":
-        return this.parseList();
-      case "{":
-        return this.parseDict();
-      case "(":
-        return this.parseParen();
-      case "-":
-      case "+":
-      case "~": {
-        const op = this.tok() as UnaryOp;
-        const pos = this.nextToken();
-        const x = this.parsePrimaryWithSuffix();
-        return { kind: "Unary", pos, opPos: pos, op, x };
-      }
-    }
+    const parse = this.primaryParsers[this.tok()];
+    if (parse !== undefined) return parse();
     // Report the start of the offending token, as it may be a NEWLINE (starlark-go #532).
     return this.errorGot(this.tv.pos, `got ${describeToken(this.tok())}, want primary expression`);
+  }
+
+  private readonly primaryParsers: Partial<Record<Token, () => Expr>> = {
+    IDENT: () => this.parseIdent(),
+    INT: () => this.parseLiteral(),
+    FLOAT: () => this.parseLiteral(),
+    STRING: () => this.parseLiteral(),
+    BYTES: () => this.parseLiteral(),
+    FSTRING: () => this.parseFString(),
+    "[": () => this.parseList(),
+    "{": () => this.parseDict(),
+    "(": () => this.parseParen(),
+    "-": () => this.parseUnary(),
+    "+": () => this.parseUnary(),
+    "~": () => this.parseUnary(),
+  };
+
+  private parseUnary(): Expr {
+    const op = this.tok() as UnaryOp;
+    const pos = this.nextToken();
+    const x = this.parsePrimaryWithSuffix();
+    return { kind: "Unary", pos, opPos: pos, op, x };
   }
 
   private parseLiteral(): Literal {
@@ -750,6 +749,14 @@ export class Parser {
   }
 }
 
+const OPEN_BRACKETS: ReadonlySet<string> = new Set(["(", "[", "{"]);
+const CLOSE_BRACKETS: ReadonlySet<string> = new Set([")", "]", "}"]);
+
+const isFieldEnd = (b: string, i: number): boolean => {
+  const c = b[i];
+  return c === "}" || c === ":" || (c === "!" && b[i + 1] !== "=");
+};
+
 /** Splits an f-string literal into text and `{expr[!r|!s][:spec]}` fields. */
 class FStringParser {
   private readonly body: string;
@@ -813,19 +820,25 @@ class FStringParser {
   private exprEnd(start: number): number {
     const b = this.body;
     let depth = 0;
-    let quote = "";
     for (let i = start; i < b.length; i++) {
       const c = b[i]!;
-      if (quote !== "") {
-        if (c === quote) quote = "";
-        continue;
+      if (c === "'" || c === '"') {
+        i = this.skipQuoted(i);
+      } else if (OPEN_BRACKETS.has(c)) {
+        depth++;
+      } else if (depth > 0 && CLOSE_BRACKETS.has(c)) {
+        depth--;
+      } else if (depth === 0 && isFieldEnd(b, i)) {
+        return i;
       }
-      if (c === "'" || c === '"') quote = c;
-      else if (c === "(" || c === "[" || c === "{") depth++;
-      else if (depth > 0 && (c === ")" || c === "]" || c === "}")) depth--;
-      else if (depth === 0 && (c === "}" || c === ":" || (c === "!" && b[i + 1] !== "="))) return i;
     }
     return this.p.fail(this.posAt(start - 1), "f-string: expecting '}'");
+  }
+
+  /** Returns the index of the quote closing the one at i (or the end of the body). */
+  private skipQuoted(i: number): number {
+    const close = this.body.indexOf(this.body[i]!, i + 1);
+    return close < 0 ? this.body.length : close;
   }
 
   private field(start: number): number {

@@ -133,8 +133,11 @@ function decodeBody(body: string, raw: boolean, isBytes: boolean): { text: strin
   if (raw || !body.includes("\\")) {
     return { text: body, bytes: isBytes ? encoder.encode(body) : null };
   }
+  return isBytes ? decodeBytes(body) : { text: decodeEscapes(body, false), bytes: null };
+}
+
+function decodeEscapes(body: string, isBytes: boolean, bytes: number[] = []): string {
   let text = "";
-  const bytes: number[] = [];
   const sink: Sink = isBytes
     ? { text: (t) => bytes.push(...encoder.encode(t)), byte: (b) => bytes.push(b) }
     : { text: (t) => (text += t), byte: (b) => (text += String.fromCharCode(b)) };
@@ -146,7 +149,12 @@ function decodeBody(body: string, raw: boolean, isBytes: boolean): { text: strin
     if (j < 0) break;
     i = escape(body, j, isBytes, sink);
   }
-  if (!isBytes) return { text, bytes: null };
+  return text;
+}
+
+function decodeBytes(body: string): { text: string; bytes: Uint8Array } {
+  const bytes: number[] = [];
+  decodeEscapes(body, true, bytes);
   let latin1 = "";
   for (const b of bytes) latin1 += String.fromCharCode(b);
   return { text: latin1, bytes: Uint8Array.from(bytes) };

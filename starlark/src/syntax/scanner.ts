@@ -57,6 +57,7 @@ const OPERATORS: ReadonlyMap<string, Token> = new Map<string, Token>([
   ["//", "//"],
   ["**", "**"],
 ]);
+const BRACKETS: ReadonlySet<string> = new Set(["(", "[", "{", ")", "]", "}"]);
 const STRING_PREFIX = /(?:rb|rf|fr|r|b|f)(?=["'])/y;
 const SINGLE: ReadonlySet<string> = new Set(["=", "<", ">", "+", "-", "*", "/", "%", "&", "|", "^", ":", ";", "~"]);
 
@@ -130,31 +131,36 @@ export class Scanner {
   /** Measures leading blanks at a line start and queues INDENT/OUTDENT tokens. Returns whether
    * the line is blank (comment-only, empty, or end of input). */
   private indentation(): boolean {
+    const col = this.leadingBlanks();
+    const c = this.peek();
+    const blank = c === "#" || c === "\n" || c === "";
+    if (!blank && this.depth === 0) this.indentTo(col);
+    return blank;
+  }
+
+  private leadingBlanks(): number {
     let col = 0;
     for (;;) {
       const c = this.peek();
       if (c === " ") col++;
       else if (c === "\t") col += TAB - ((this.col - 1) % TAB);
-      else break;
+      else return col;
       this.read();
     }
-    const c = this.peek();
-    const blank = c === "#" || c === "\n" || c === "";
-    if (blank || this.depth > 0) return blank;
-    const cur = this.indentstk[this.indentstk.length - 1]!;
-    if (col > cur) {
+  }
+
+  private indentTo(col: number): void {
+    const stk = this.indentstk;
+    if (col > stk[stk.length - 1]!) {
       this.dents++;
-      this.indentstk.push(col);
-    } else if (col < cur) {
-      while (this.indentstk.length > 0 && col < this.indentstk[this.indentstk.length - 1]!) {
-        this.dents--;
-        this.indentstk.pop();
-      }
-      if (col !== this.indentstk[this.indentstk.length - 1]) {
-        this.error(this.pos, "unindent does not match any outer indentation level");
-      }
+      stk.push(col);
+      return;
     }
-    return blank;
+    while (stk.length > 0 && col < stk[stk.length - 1]!) {
+      this.dents--;
+      stk.pop();
+    }
+    if (col !== stk[stk.length - 1]) this.error(this.pos, "unindent does not match any outer indentation level");
   }
 
   next(): TokenValue {
@@ -237,23 +243,20 @@ export class Scanner {
     }
     if (c === '"' || c === "'") return this.string(pos, start);
     if (isIdentStart(this.peekCodePoint())) return this.identOrPrefixedString(pos, start);
-    switch (c) {
-      case "(":
-      case "[":
-      case "{":
-        this.depth++;
-        this.read();
-        return this.tokenAt(c, pos, start);
-      case ")":
-      case "]":
-      case "}":
-        if (this.depth === 0) this.error(this.pos, `unexpected '${c}'`);
-        this.depth--;
-        this.read();
-        return this.tokenAt(c, pos, start);
-    }
+    if (BRACKETS.has(c)) return this.bracket(c, pos, start);
     if (isDigit(c) || c === ".") return this.number(pos, start);
     return this.operator(c, pos, start);
+  }
+
+  private bracket(c: string, pos: Pos, start: number): TokenValue {
+    if (c === "(" || c === "[" || c === "{") {
+      this.depth++;
+    } else {
+      if (this.depth === 0) this.error(this.pos, `unexpected '${c}'`);
+      this.depth--;
+    }
+    this.read();
+    return this.tokenAt(c as Token, pos, start);
   }
 
   private operator(c: string, pos: Pos, start: number): TokenValue {
