@@ -76,7 +76,9 @@ export function didYouMean(key: string, known: readonly string[]): string | unde
   const norm = (s: string) => s.toLowerCase().replaceAll(/[_-]/g, "");
   let best: { key: string; d: number } | undefined;
   for (const k of known) {
-    const d = norm(k) === norm(key) ? 0 : levenshtein(key.toLowerCase(), k.toLowerCase());
+    // Same words in another case or separator, or a shortened key (`health_monitor`), count as exact.
+    const close = norm(k) === norm(key) || (key.length >= 4 && norm(k).startsWith(norm(key)));
+    const d = close ? 0 : levenshtein(key.toLowerCase(), k.toLowerCase());
     if (!best || d < best.d) best = { key: k, d };
   }
   if (!best) return undefined;

@@ -320,16 +320,17 @@ export const GatewayConfig = GatewayConfigObject.superRefine((cfg, ctx) => {
       ctx.addIssue({
         code: "custom",
         path: ["mcp", "client_configs", i, "name"],
-        message: `"${c.name}" is already used by mcp.client_configs[${prev}]; client names must be unique`,
+        message: `is already used by mcp.client_configs[${prev}]; client names must be unique`,
       });
     } else seen.set(c.name, i);
     const id = c.id ?? c.name;
     const prevId = ids.get(id);
-    if (prevId !== undefined && prevId !== i) {
+    // A repeated name is already reported; its default id (the name) repeating too is the same mistake.
+    if (prevId !== undefined && (c.id !== undefined || prev === undefined)) {
       ctx.addIssue({
         code: "custom",
-        path: ["mcp", "client_configs", i, "id"],
-        message: `"${id}" is already used by mcp.client_configs[${prevId}]; client ids must be unique`,
+        path: ["mcp", "client_configs", i, c.id === undefined ? "name" : "id"],
+        message: `is already the id of mcp.client_configs[${prevId}]; client ids (the name when id is absent) must be unique`,
       });
     } else ids.set(id, i);
   });
@@ -348,11 +349,10 @@ function checkVirtualKeys(keys: readonly VirtualKey[], ctx: z.RefinementCtx): vo
         seen[field].set(v, i);
         continue;
       }
-      const shown = field === "value" ? "this value" : `"${v}"`;
       ctx.addIssue({
         code: "custom",
         path: ["governance", "virtual_keys", i, field],
-        message: `${shown} is already used by governance.virtual_keys[${prev}]; virtual key ${field}s must be unique`,
+        message: `is already used by governance.virtual_keys[${prev}]; virtual key ${field}s must be unique`,
       });
     }
     const clients = new Set<string>();

@@ -22,7 +22,7 @@ const HEADER_SECRETS = [
 const CLIENT_SECRET_PATHS = ["connection_string", "headers.*", "oauth_config.client_secret"];
 
 export const REDACT_PATHS: readonly string[] = [
-  ...HEADER_SECRETS.flatMap((h) => [`req.headers.${h}`, `res.headers.${h}`, `headers.${h}`]),
+  ...HEADER_SECRETS.flatMap((h) => [`req.headers["${h}"]`, `res.headers["${h}"]`, `headers["${h}"]`]),
   ...CLIENT_SECRET_PATHS.flatMap((p) => [`client.${p}`, `config.mcp.client_configs[*].${p}`]),
   "config.governance.virtual_keys[*].value",
   "config.providers.*.api_key",

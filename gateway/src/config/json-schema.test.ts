@@ -1,0 +1,18 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+import { expect, test } from "vitest";
+
+import { configJsonSchema, configJsonSchemaText } from "./json-schema.js";
+
+test("gateway/config.schema.json is what `npm run gen:schema` writes from the zod schema", () => {
+  const onDisk = readFileSync(join(import.meta.dirname, "..", "..", "config.schema.json"), "utf8");
+  expect(onDisk, "config.schema.json is stale: run `npm run gen:schema`").toBe(configJsonSchemaText());
+});
+
+test("the JSON Schema shows defaults and rejects unknown keys", () => {
+  const schema = configJsonSchema() as { properties: Record<string, { properties: Record<string, { default?: unknown }> }>; additionalProperties: boolean };
+  expect(schema.additionalProperties).toBe(false);
+  expect(schema.properties.server?.properties.port?.default).toBe(8080);
+  expect(schema.properties.mcp?.properties.client_configs).toBeDefined();
+});
