@@ -143,6 +143,8 @@ export class ApiServerDouble {
   readonly requestUrls: string[] = [];
   /** Requests from these users (bearer tokens) get 503, as if cut off by a network partition. */
   readonly blockedUsers = new Set<string>();
+  /** Admission for custom resources: error messages reject a create or update with 422 Invalid. */
+  admission: ((obj: Record<string, unknown>) => string[]) | undefined;
   /** Answer a watch from a compacted version with HTTP 410 instead of a 410 ERROR event. */
   goneAsHttp = false;
   port = 0;
@@ -340,12 +342,24 @@ export class ApiServerDouble {
     return o;
   }
 
+  private admit(r: Route, o: Obj): { code: number; body: unknown } | undefined {
+    const errors: string[] = [];
+    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(o.metadata.name) || o.metadata.name.length > 253) {
+      errors.push("metadata.name: Invalid value: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'");
+    }
+    if (KINDS[r.collection.split("/").at(-1) ?? ""]?.custom && this.admission) errors.push(...this.admission(o));
+    if (errors.length === 0) return undefined;
+    return { code: 422, body: statusBody(422, "Invalid", `${r.kind} "${o.metadata.name}" is invalid: ${errors.join(", ")}`) };
+  }
+
   private create(r: Route, body: Obj): { code: number; body: unknown } {
     const name = body.metadata.name;
     const coll = this.store.get(r.collection) ?? new Map<string, Obj>();
     this.store.set(r.collection, coll);
     if (coll.has(name)) return { code: 409, body: statusBody(409, "AlreadyExists", `${r.kind} "${name}" already exists`) };
     const o = this.normalise(r, body);
+    const rejected = this.admit(r, o);
+    if (rejected) return rejected;
     this.rv++;
     o.metadata = { ...o.metadata, namespace: r.namespace, uid: randomUUID(), resourceVersion: String(this.rv), creationTimestamp: new Date().toISOString() };
     if (KINDS[r.collection.split("/").at(-1) ?? ""]?.custom) {
@@ -376,6 +390,8 @@ export class ApiServerDouble {
         const specChanged = JSON.stringify(existing.spec) !== JSON.stringify(o.spec);
         o.metadata.generation = Number(existing.metadata.generation ?? 1) + (specChanged ? 1 : 0);
       }
+      const rejected = this.admit(r, o);
+      if (rejected) return rejected;
     }
     this.rv++;
     o.metadata.resourceVersion = String(this.rv);
