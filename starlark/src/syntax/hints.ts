@@ -32,7 +32,10 @@ export function tokenHint(tok: Token): string {
 }
 
 export const STARRED_HINT =
-  " (Starlark has no starred expressions such as `a, *rest = x`; use indexing and slicing: a, rest = x[0], x[1:])";
+  " (Starlark has no starred expressions such as `a, *rest = x` or `[*a, *b]`; use slicing: a, rest = x[0], x[1:], or concatenation: a + b)";
+
+export const DOUBLE_STARRED_HINT =
+  " (Starlark has no ** unpacking in literals such as `{**a, **b}`; merge dicts with dict(a, **b) or a | b)";
 
 export const CHAINED_COMPARISON_HINT =
   " (Starlark has no chained comparisons; write `a < b and b < c`)";

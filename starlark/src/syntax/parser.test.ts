@@ -247,6 +247,8 @@ describe("parser: errors", () => {
     ["if x is None:\n  pass\n", "got is, want ':'", "compare with =="],
     ["x = 2 ** 3\n", "got '**', want newline", "no ** power operator"],
     ["a, *rest = x\n", "got '*', want primary expression", "a, rest = x[0], x[1:]"],
+    ["x = [*a, *b]\n", "got '*', want primary expression", "a + b"],
+    ["x = {**a, **b}\n", "got '**', want primary expression", "dict(a, **b) or a | b"],
     ["def f():\n  global x\n", "got global, want primary expression", "no global statement"],
     ["def f():\n  nonlocal x\n", "got nonlocal, want primary expression", "no nonlocal statement"],
     ["with open(f) as g:\n  pass\n", "got with, want primary expression", "no with statement"],

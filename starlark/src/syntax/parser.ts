@@ -29,7 +29,7 @@ import type {
   StringLiteral,
   UnaryOp,
 } from "./ast.js";
-import { CHAINED_COMPARISON_HINT, STARRED_HINT, tokenHint } from "./hints.js";
+import { CHAINED_COMPARISON_HINT, DOUBLE_STARRED_HINT, STARRED_HINT, tokenHint } from "./hints.js";
 import { decodeText, literalBody } from "./quote.js";
 import { Scanner, type TokenValue } from "./scanner.js";
 import { describeToken, type Token, tokenName } from "./tokens.js";
@@ -152,7 +152,9 @@ export class Parser {
 
   /** A "got X, ..." error about the current token, with a Python-habit hint if one applies. */
   private errorGot(pos: Pos, msg: string): never {
-    const hint = this.tok() === "*" && msg.includes("want primary") ? STARRED_HINT : tokenHint(this.tok());
+    const operand = msg.includes("want primary");
+    const tok = this.tok();
+    const hint = operand && tok === "*" ? STARRED_HINT : operand && tok === "**" ? DOUBLE_STARRED_HINT : tokenHint(tok);
     return this.error(pos, msg + hint);
   }
 
@@ -474,20 +476,22 @@ export class Parser {
     return { kind: "Lambda", pos, body, function: newFunction(pos, "lambda", params, [ret]) };
   }
 
+  // Precedence climbing, equivalent to starlark-go's one-function-per-level descent but without
+  // descending through every level for each operand. `not` is a prefix operator at its own level.
   private parseTestPrec(prec: number): Expr {
-    if (prec >= PRECLEVELS.length) return this.parsePrimaryWithSuffix();
-    if (this.tok() === "not" && prec === NOT_PREC) {
+    if (this.tok() === "not" && prec <= NOT_PREC) {
       const pos = this.nextToken();
-      const x = this.parseTestPrec(prec);
-      return { kind: "Unary", pos, opPos: pos, op: "not", x };
+      const x = this.parseTestPrec(NOT_PREC);
+      return this.parseBinopRest({ kind: "Unary", pos, opPos: pos, op: "not", x }, prec);
     }
-    return this.parseBinopExpr(prec);
+    return this.parseBinopRest(this.parsePrimaryWithSuffix(), prec);
   }
 
-  // Precedence climbing; comparisons do not associate.
-  private parseBinopExpr(prec: number): Expr {
-    let x = this.parseTestPrec(prec + 1);
-    for (let first = true; ; first = false) {
+  /** Continues x with binary operators of precedence >= prec; comparisons do not associate. */
+  private parseBinopRest(first: Expr, prec: number): Expr {
+    let x = first;
+    let lastWasComparison = false;
+    for (;;) {
       if (this.tok() === "not") {
         this.nextToken();
         if (this.tok() !== "in") this.errorGot(this.sc.pos, `got ${describeToken(this.tok())}, want in`);
@@ -495,7 +499,7 @@ export class Parser {
       }
       const opprec = PRECEDENCE.get(this.tok()) ?? -1;
       if (opprec < prec) return x;
-      if (!first && opprec === CMP_PREC && x.kind === "Binary") {
+      if (lastWasComparison && opprec === CMP_PREC && x.kind === "Binary") {
         this.error(
           this.sc.pos,
           `${tokenName(x.op)} does not associate with ${tokenName(this.tok())} (use parens)${CHAINED_COMPARISON_HINT}`,
@@ -505,6 +509,7 @@ export class Parser {
       const opPos = this.nextToken();
       const y = this.parseTestPrec(opprec + 1);
       x = { kind: "Binary", pos: x.pos, opPos, op, x, y };
+      lastWasComparison = opprec === CMP_PREC;
     }
   }
 

@@ -58,7 +58,10 @@ const OPERATORS: ReadonlyMap<string, Token> = new Map<string, Token>([
   ["**", "**"],
 ]);
 const BRACKETS: ReadonlySet<string> = new Set(["(", "[", "{", ")", "]", "}"]);
-const STRING_PREFIX = /(?:rb|rf|fr|r|b|f)(?=["'])/y;
+const STRING_PREFIXES: ReadonlySet<string> = new Set(["r", "b", "rb", "f", "rf", "fr"]);
+const PREFIX_LETTERS: ReadonlySet<string> = new Set(["r", "b", "f"]);
+const ASCII_IDENT = new Uint8Array(128);
+for (let c = 0; c < 128; c++) ASCII_IDENT[c] = isIdent(String.fromCharCode(c)) ? 1 : 0;
 const SINGLE: ReadonlySet<string> = new Set(["=", "<", ">", "+", "-", "*", "/", "%", "&", "|", "^", ":", ";", "~"]);
 
 export class Scanner {
@@ -194,10 +197,12 @@ export class Scanner {
       c = this.peek();
     }
     if (c === "#") {
-      while (c !== "" && c !== "\n") {
-        this.read();
-        c = this.peek();
-      }
+      // Skip to the end of the line (a comment cannot contain a newline).
+      const nl = this.src.indexOf("\n", this.i);
+      const end = nl < 0 ? this.src.length : nl;
+      this.col += [...this.src.slice(this.i, end)].length;
+      this.i = end;
+      c = this.peek();
     }
     if (c === "\n") return this.newline(blank);
     if (c === "") return this.endOfInput(savedLineStart);
@@ -260,11 +265,11 @@ export class Scanner {
   }
 
   private operator(c: string, pos: Pos, start: number): TokenValue {
-    const three = this.src.slice(this.i, this.i + 3);
-    for (const len of [3, 2]) {
-      const op = OPERATORS.get(three.slice(0, len));
-      if (op !== undefined && three.length >= len) {
-        for (let k = 0; k < len; k++) this.read();
+    for (let len = 3; len >= 2; len--) {
+      const op = OPERATORS.get(this.src.slice(this.i, this.i + len));
+      if (op !== undefined) {
+        this.i += len;
+        this.col += len;
         return this.tokenAt(op, pos, start);
       }
     }
@@ -276,19 +281,44 @@ export class Scanner {
     return this.error(this.pos, `unexpected input character '${this.peekCodePoint()}'`);
   }
 
+  /** Length of a string prefix (r, b, rb; f, rf, fr with the extension) at the current
+   * position that is directly followed by a quote, or 0. */
+  private stringPrefixLength(): number {
+    const src = this.src;
+    const i = this.i;
+    for (let n = 1; n <= 2; n++) {
+      const q = src.charCodeAt(i + n);
+      if (q === 0x22 || q === 0x27) return STRING_PREFIXES.has(src.slice(i, i + n)) ? n : 0;
+      if (!PREFIX_LETTERS.has(src[i + n] ?? "")) return 0;
+    }
+    return 0;
+  }
+
   private identOrPrefixedString(pos: Pos, start: number): TokenValue {
-    // starlark-go knows the prefixes r, b and rb (lower case only); f, rf and fr are the
-    // f-string extension.
-    STRING_PREFIX.lastIndex = this.i;
-    const pre = STRING_PREFIX.exec(this.src)?.[0] ?? "";
-    if (pre !== "" && (this.fstrings || !pre.includes("f"))) {
-      for (let k = 0; k < pre.length; k++) this.read();
+    const pre = PREFIX_LETTERS.has(this.peek()) ? this.stringPrefixLength() : 0;
+    if (pre > 0 && (this.fstrings || !this.src.slice(this.i, this.i + pre).includes("f"))) {
+      for (let k = 0; k < pre; k++) this.read();
       return this.string(pos, start);
     }
-    while (isIdent(this.peekCodePoint())) this.read();
+    this.identChars();
     const raw = this.src.slice(start, this.i);
     const kw = KEYWORD_TOKENS.get(raw);
     return { tok: kw ?? "IDENT", pos, raw, value: kw === undefined ? raw : null };
+  }
+
+  private identChars(): void {
+    const src = this.src;
+    for (;;) {
+      const code = src.charCodeAt(this.i);
+      if (code < 0x80 && ASCII_IDENT[code] === 1) {
+        this.i++;
+        this.col++;
+      } else if (code >= 0x80 && isIdent(this.peekCodePoint())) {
+        this.read();
+      } else {
+        return;
+      }
+    }
   }
 
   private stringBody(pos: Pos, quote: string, triple: boolean): void {
@@ -429,6 +459,8 @@ export class Scanner {
     if (raw.length > 1 && raw[0] === "0" && isDigit(raw[1]!) && /[^0]/.test(raw)) {
       this.error(pos, "invalid int literal");
     }
+    // Up to 15 characters no literal form (decimal, 0x, 0o, 0b) can leave the safe range.
+    if (raw.length <= 15) return { tok: "INT", pos, raw, value: Number(raw) };
     const big = BigInt(raw.length > 1 && raw[0] === "0" && isDigit(raw[1]!) ? "0" : raw);
     const value = big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
     return { tok: "INT", pos, raw, value };
