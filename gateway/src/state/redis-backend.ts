@@ -40,10 +40,13 @@ async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise
   }
 }
 
-/** Waits for `ready` only before the first connect; once it was up, not-ready means an outage: fail now. */
-async function whenReady(conn: Redis, everReady: boolean, firstReady: Promise<void>, ms: number): Promise<void> {
+/**
+ * Waits for `ready` only during the first connect attempt; once the connection was up or an
+ * attempt failed, not-ready means an outage: fail now instead of making every caller wait.
+ */
+async function whenReady(conn: Redis, knownDown: boolean, firstReady: Promise<void>, ms: number): Promise<void> {
   if (conn.status === "ready") return;
-  if (everReady || conn.status === "end") throw new Error(`not connected (${conn.status})`);
+  if (knownDown || conn.status === "end") throw new Error(`not connected (${conn.status})`);
   await withDeadline(firstReady, ms, "connecting");
 }
 
@@ -63,8 +66,9 @@ export class RedisBackend implements Backend {
   private readonly reconnectListeners = new Set<() => void>();
   private count = 0;
   private closed = false;
-  private clientReady = false;
   private subReady = false;
+  /** A connection was up or failed once: from then on not-ready fails at once. */
+  private readonly settled = new WeakSet<Redis>();
   private down = false;
   private readonly clientFirstReady: Promise<void>;
   private readonly subFirstReady: Promise<void>;
@@ -80,11 +84,12 @@ export class RedisBackend implements Backend {
     this.subFirstReady = readyOnce(this.sub);
     for (const [name, conn] of [["commands", this.client], ["subscriber", this.sub]] as const) {
       conn.on("error", (err: Error) => this.onError(name, err));
+      conn.on("ready", () => this.settled.add(conn));
+      conn.on("close", () => this.settled.add(conn));
     }
     this.client.on("ready", () => {
       if (this.down) this.logger.info({ redis: this.display }, "state store: Redis is reachable again");
       this.down = false;
-      this.clientReady = true;
     });
     this.sub.on("ready", () => void this.onSubscriberReady());
     this.sub.on("message", (channel: string, payload: string) => {
@@ -136,7 +141,7 @@ export class RedisBackend implements Backend {
     const started = Date.now();
     try {
       const first = conn === this.client;
-      await whenReady(conn, first ? this.clientReady : this.subReady, first ? this.clientFirstReady : this.subFirstReady, COMMAND_TIMEOUT_MS);
+      await whenReady(conn, this.settled.has(conn), first ? this.clientFirstReady : this.subFirstReady, COMMAND_TIMEOUT_MS);
       return await withDeadline(fn(conn), COMMAND_TIMEOUT_MS - (Date.now() - started), command);
     } catch (e) {
       throw this.unavailable(command, e);
