@@ -454,15 +454,18 @@ export class Scanner {
 
   private intToken(pos: Pos, start: number): TokenValue {
     const raw = this.src.slice(start, this.i);
+    const zeroLed = raw.length > 1 && raw[0] === "0" && isDigit(raw[1]!);
     // A decimal literal with a leading zero that is not all zeros ("09") is invalid, as Go's
-    // base-0 ParseInt reads it as octal and fails.
-    if (raw.length > 1 && raw[0] === "0" && isDigit(raw[1]!) && /[^0]/.test(raw)) {
-      this.error(pos, "invalid int literal");
-    }
-    // Up to 15 characters no literal form (decimal, 0x, 0o, 0b) can leave the safe range.
-    if (raw.length <= 15) return { tok: "INT", pos, raw, value: Number(raw) };
-    const big = BigInt(raw.length > 1 && raw[0] === "0" && isDigit(raw[1]!) ? "0" : raw);
-    const value = big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
-    return { tok: "INT", pos, raw, value };
+    // base-0 ParseInt reads it as octal and fails; all zeros ("000") is zero.
+    if (zeroLed && /[^0]/.test(raw)) this.error(pos, "invalid int literal");
+    return { tok: "INT", pos, raw, value: zeroLed ? 0 : intValue(raw) };
   }
+}
+
+/** A number if the literal is in the safe range, else a bigint. */
+function intValue(raw: string): number | bigint {
+  // Up to 15 characters no literal form (decimal, 0x, 0o, 0b) can leave the safe range.
+  if (raw.length <= 15) return Number(raw);
+  const big = BigInt(raw);
+  return big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
 }
