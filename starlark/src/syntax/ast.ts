@@ -16,8 +16,12 @@
 //   does for string literals, so every string is valid Unicode). Bytes literals: `Uint8Array`.
 // * `(x)` and `(x, y)` keep a `Paren` node around the inner expression; assignment targets may
 //   therefore be Paren-wrapped (unwrap them). A tuple without parentheses is a bare `Tuple`.
-// * Call arguments are a list of `CallArg` in source order; the parser has already checked
-//   starlark-go's ordering rules (positional, then named, then *args, then **kwargs).
+// * Call arguments are a list of `CallArg` in source order; the resolver has checked
+//   starlark-go's ordering rules (positional, then named, then *args, then **kwargs) and that
+//   no keyword is repeated.
+// * f-strings (only with the `fstrings` option): `FString.parts` alternates decoded text and
+//   fields; a field renders as str(expr), or repr(expr) with `!r`, formatted by `spec` (the
+//   Python format-spec text after `:`) when it is not null.
 // * Every `Ident` that names a variable (not keyword-argument names, not `Dot` names, not the
 //   `from` names of a load) gets `binding` set by the resolver. Bindings are SHARED objects:
 //   the resolver may turn a "local" into a "cell" after an Ident already points at it, so read
