@@ -160,10 +160,18 @@ export class AggregatedToolRegistry implements ToolRegistry {
     if (this.#builtFor === this.#version) return;
     const names = [...this.#clients.keys()].sort();
     const all: ToolEntry[] = [];
-    for (const n of names) for (const e of this.#clients.get(n) ?? []) all.push(e);
+    const byName = new Map<string, ToolEntry>();
+    for (const n of names) {
+      for (const e of this.#clients.get(n) ?? []) {
+        // `a` + `b_c` and `a_b` + `c` both make `a_b_c`; the first client in name order keeps it.
+        if (byName.has(e.name)) continue;
+        byName.set(e.name, e);
+        all.push(e);
+      }
+    }
     this.#all = Object.freeze(all);
     this.#direct = Object.freeze(all.filter((e) => !e.codeMode));
-    this.#byName = new Map(all.map((e) => [e.name, e]));
+    this.#byName = byName;
     this.#builtFor = this.#version;
   }
 

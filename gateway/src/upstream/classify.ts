@@ -106,10 +106,13 @@ function byKind(e: ErrorLike): ErrorClass | undefined {
   if (isMcpError(e, ErrorCode.RequestTimeout) || isMcpError(e, ErrorCode.ConnectionClosed)) return "transient";
   const name = typeof e.name === "string" ? e.name : "";
   if (PERMANENT_NAMES.has(name)) return "permanent";
-  if (typeof e.code !== "string") return undefined;
-  if (name === "GatewayError" && e.code.startsWith("TG_ERR_CONFIG")) return "permanent";
-  if (PERMANENT_CODES.has(e.code)) return "permanent";
-  return TRANSIENT_CODES.has(e.code) ? "transient" : undefined;
+  return typeof e.code === "string" ? byCode(name, e.code) : undefined;
+}
+
+function byCode(name: string, code: string): ErrorClass | undefined {
+  if (name === "GatewayError" && code.startsWith("TG_ERR_CONFIG")) return "permanent";
+  if (PERMANENT_CODES.has(code)) return "permanent";
+  return TRANSIENT_CODES.has(code) ? "transient" : undefined;
 }
 
 function byText(e: ErrorLike): ErrorClass | undefined {

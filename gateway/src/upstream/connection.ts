@@ -96,6 +96,12 @@ export function toolErrorResult(message: string): CallToolResult {
   return { content: [{ type: "text", text: message }], isError: true };
 }
 
+/** A JSON-RPC error answered by the server counts as a tool error; timeouts and transport trouble as failures. */
+function callFailureStatus(err: unknown): "error" | "failure" {
+  const answered = err instanceof McpError && !isMcpError(err, ErrorCode.RequestTimeout) && !isMcpError(err, ErrorCode.ConnectionClosed);
+  return answered ? "error" : "failure";
+}
+
 export class Connection {
   #config: ClientConfig;
   readonly #deps: ConnectionDeps;
@@ -202,8 +208,7 @@ export class Connection {
       this.#record(entry.tool, result.isError === true ? "error" : "success", performance.now() - started);
       return result;
     } catch (err) {
-      const failure = !(err instanceof McpError) || isMcpError(err, ErrorCode.RequestTimeout) || isMcpError(err, ErrorCode.ConnectionClosed);
-      this.#record(entry.tool, failure ? "failure" : "error", performance.now() - started);
+      this.#record(entry.tool, callFailureStatus(err), performance.now() - started);
       return toolErrorResult(this.#describeCallError(entry.tool, err, timeout));
     }
   }

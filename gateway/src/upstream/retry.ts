@@ -55,18 +55,23 @@ export class RetryExhaustedError extends Error {
  * a `RetryExhaustedError` in the last two cases. `op` receives the 1-based attempt number.
  */
 export async function withRetry<T>(op: (attempt: number) => Promise<T>, options: RetryOptions = {}): Promise<T> {
-  const { clock = systemClock, policy = RETRY_POLICY, signal } = options;
+  const policy = options.policy ?? RETRY_POLICY;
   for (let attempt = 1; ; attempt++) {
-    signal?.throwIfAborted();
+    options.signal?.throwIfAborted();
     try {
       return await op(attempt);
     } catch (error) {
-      signal?.throwIfAborted();
-      const permanent = classifyError(error) === "permanent";
-      if (permanent || attempt > policy.maxRetries) throw new RetryExhaustedError(error, attempt, permanent);
-      const delay = backoffDelay(attempt, policy);
-      options.onRetry?.(error, attempt, delay);
-      await clock.sleep(delay, signal);
+      await afterFailure(error, attempt, policy, options);
     }
   }
+}
+
+/** Throws when the loop must end; otherwise waits out the backoff before the next attempt. */
+async function afterFailure(error: unknown, attempt: number, policy: RetryPolicy, options: RetryOptions): Promise<void> {
+  options.signal?.throwIfAborted();
+  const permanent = classifyError(error) === "permanent";
+  if (permanent || attempt > policy.maxRetries) throw new RetryExhaustedError(error, attempt, permanent);
+  const delay = backoffDelay(attempt, policy);
+  options.onRetry?.(error, attempt, delay);
+  await (options.clock ?? systemClock).sleep(delay, options.signal);
 }
