@@ -71,7 +71,7 @@ export const MCPClientSpec = z
     connectionString: z.string().min(1).max(MAX_STRING).optional().meta({ description: "URL of the MCP server (http, sse)" }),
     stdioConfig: StdioConfigSpec.optional(),
     authType: z.enum(["headers", "oauth"]).optional(),
-    headers: z.record(z.string().min(1).max(MAX_NAME), HeaderValue).optional(),
+    headers: z.record(z.string().min(1).max(MAX_NAME), HeaderValue).optional().meta({ maxProperties: 64 }),
     oauthConfig: OAuthConfigSpec.optional(),
     toolsToExecute: ToolList.optional().meta({ description: '["*"] = all; empty or absent = none' }),
     toolsToAutoExecute: ToolList.optional().meta({ description: "Must be a subset of toolsToExecute" }),
