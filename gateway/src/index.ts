@@ -2,3 +2,4 @@
 export * from "./config/schema.js";
 export * from "./errors.js";
 export type * from "./registry/types.js";
+export * from "./state/index.js";
