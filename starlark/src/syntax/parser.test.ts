@@ -279,6 +279,9 @@ describe("parser: f-strings (extension)", () => {
     ['rf"\\n{x}"', 'f("\\\\n" {x})'],
     ["f'''{\n x\n}'''", "f({x})"],
     ['f""', "f()"],
+    ['f"{x = }"', 'f("x = " {x!r})'],
+    ['f"{a.b=:>5}"', 'f("a.b=" {a.b:>5})'],
+    ['f"{a == b}"', "f({(a == b)})"],
   ])("parses %s", (src, want) => {
     expect(expr(src, true)).toBe(want);
   });

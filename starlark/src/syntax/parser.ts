@@ -849,30 +849,43 @@ class FStringParser {
   private field(start: number): number {
     const b = this.body;
     const end = this.exprEnd(start);
-    const exprText = b.slice(start, end);
+    let exprText = b.slice(start, end);
+    // Python's self-documenting form f"{x = }" renders as "x = " followed by repr(x).
+    const selfDoc = /[^=!<>]=\s*$/.test(exprText);
+    if (selfDoc) {
+      this.text += exprText;
+      this.flushText();
+      exprText = exprText.slice(0, exprText.lastIndexOf("="));
+    }
     if (exprText.trim() === "") this.p.fail(this.posAt(start), "f-string: empty expression not allowed");
     const expr = this.p.parseField(exprText, this.posAt(start));
-    let i = end;
-    let conversion: "s" | "r" | null = null;
-    if (b[i] === "!") {
-      const conv = b[i + 1];
-      if (conv !== "s" && conv !== "r") {
-        this.p.fail(this.posAt(i), "f-string: invalid conversion character: expected 's' or 'r'");
-      }
-      conversion = conv;
-      i += 2;
-    }
-    let spec: string | null = null;
-    if (b[i] === ":") {
-      const close = b.indexOf("}", i + 1);
-      if (close < 0) this.p.fail(this.posAt(start - 1), "f-string: expecting '}'");
-      spec = b.slice(i + 1, close);
-      if (spec.includes("{")) this.p.fail(this.posAt(i), "f-string: nested replacement fields are not supported");
-      i = close;
-    }
-    if (b[i] !== "}") this.p.fail(this.posAt(i), "f-string: expecting '}'");
+    const conv = this.conversion(end);
+    const { spec, next } = this.spec(conv.next, start);
+    if (b[next] !== "}") this.p.fail(this.posAt(next), "f-string: expecting '}'");
+    const conversion = conv.conversion ?? (selfDoc && spec === null ? "r" : null);
     this.parts.push({ kind: "FStringField", pos: this.posAt(start - 1), expr, conversion, spec });
-    return i + 1;
+    return next + 1;
+  }
+
+  /** An optional `!s` / `!r` at i. */
+  private conversion(i: number): { conversion: "s" | "r" | null; next: number } {
+    if (this.body[i] !== "!") return { conversion: null, next: i };
+    const conv = this.body[i + 1];
+    if (conv !== "s" && conv !== "r") {
+      this.p.fail(this.posAt(i), "f-string: invalid conversion character: expected 's' or 'r'");
+    }
+    return { conversion: conv, next: i + 2 };
+  }
+
+  /** An optional `:spec` at i, up to the closing brace. */
+  private spec(i: number, fieldStart: number): { spec: string | null; next: number } {
+    const b = this.body;
+    if (b[i] !== ":") return { spec: null, next: i };
+    const close = b.indexOf("}", i + 1);
+    if (close < 0) this.p.fail(this.posAt(fieldStart - 1), "f-string: expecting '}'");
+    const spec = b.slice(i + 1, close);
+    if (spec.includes("{")) this.p.fail(this.posAt(i), "f-string: nested replacement fields are not supported");
+    return { spec, next: close };
   }
 }
 
