@@ -118,6 +118,9 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     // Keep-alive sockets with no request in flight must not hold up a graceful close.
     forceCloseConnections: "idle",
     return503OnClosing: true,
+    // A route schema with `additionalProperties: false` rejects unknown fields (400 naming them)
+    // instead of fastify's default of silently dropping them: a typo is an error, as in the config.
+    ajv: { customOptions: { removeAdditional: false } },
   }) as unknown as FastifyInstance;
 
   app.addHook("onRoute", (route: RouteOptions) => {

@@ -52,7 +52,11 @@ export function watchConfig(path: string, options: WatchOptions, initialText = r
   const reload = (): void => {
     timer = undefined;
     const text = readText(file);
-    if (closed || text === undefined || text === lastText) return;
+    if (closed || text === undefined) return;
+    if (text === lastText) {
+      log.debug("config file event without a change of content");
+      return;
+    }
     lastText = text;
     let config: GatewayConfig;
     try {

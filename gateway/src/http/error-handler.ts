@@ -36,13 +36,11 @@ function joinPath(prefix: string | undefined, path: readonly (string | number)[]
 }
 
 export function zodProblems(error: z.ZodError, prefix?: string): FieldProblem[] {
-  return error.issues.map((i) => ({
-    path: joinPath(
-      prefix,
-      i.path.filter((p): p is string | number => typeof p !== "symbol"),
-    ),
-    message: i.message,
-  }));
+  return error.issues.flatMap((i) => {
+    const path = i.path.filter((p): p is string | number => typeof p !== "symbol");
+    if (i.code === "unrecognized_keys") return i.keys.map((k) => ({ path: joinPath(prefix, [...path, k]), message: "unknown field" }));
+    return [{ path: joinPath(prefix, path), message: i.message }];
+  });
 }
 
 const CONTEXT_PREFIX: Record<string, string> = { body: "body", querystring: "query", params: "params", headers: "headers" };
