@@ -18,6 +18,18 @@ interface Args {
   file: string;
 }
 
+// `all` turns on every option except the deprecated loadbindsglobally.
+function applyOption(options: Args["options"], name: string): boolean {
+  if (name === "all") {
+    for (const n of OPTION_NAMES) options[n] = n !== "loadbindsglobally";
+    options.fstrings = true;
+    return true;
+  }
+  if (!(OPTION_NAMES as readonly string[]).includes(name)) return false;
+  options[name as (typeof OPTION_NAMES)[number]] = true;
+  return true;
+}
+
 function parseArgs(argv: readonly string[]): Args | string {
   const options: Args["options"] = {};
   let file: string | undefined;
@@ -26,9 +38,7 @@ function parseArgs(argv: readonly string[]): Args | string {
     if (a === "--fstrings") options.fstrings = true;
     else if (a === "--option" || a.startsWith("--option=")) {
       const name = a.includes("=") ? a.slice(a.indexOf("=") + 1) : argv[++i];
-      if (name === "all") for (const n of [...OPTION_NAMES, "fstrings"] as const) options[n] = n !== "loadbindsglobally";
-      else if ((OPTION_NAMES as readonly string[]).includes(name ?? "")) options[name as (typeof OPTION_NAMES)[number]] = true;
-      else return `unknown option ${JSON.stringify(name ?? "")}\n${USAGE}`;
+      if (!applyOption(options, name ?? "")) return `unknown option ${JSON.stringify(name ?? "")}\n${USAGE}`;
     } else if (a === "-h" || a === "--help") return USAGE;
     else if (file === undefined && (a === "-" || !a.startsWith("-"))) file = a;
     else return `unexpected argument ${JSON.stringify(a)}\n${USAGE}`;

@@ -30,7 +30,7 @@ describe("starlark command", () => {
   });
 
   it("reads standard input with - and honours --option and --fstrings", () => {
-    const r = run(["--option", "while", "--option=toplevelcontrol", "--fstrings", "-"], 'n = 0\nwhile n < 3:\n    n += 1\nprint(f"n={n}")\n');
+    const r = run(["--option", "while", "--option=toplevelcontrol", "--option", "globalreassign", "--fstrings", "-"], 'n = 0\nwhile n < 3:\n    n += 1\nprint(f"n={n}")\n');
     expect(r.stdout).toBe("n=3\n");
     expect(r.status).toBe(0);
   });

@@ -7,7 +7,7 @@ import { Dict, List, StarSet } from "./collections.js";
 import { fail } from "./errors.js";
 import { Struct } from "./host.js";
 import type { Thread } from "./thread.js";
-import { Float, normInt, StarObject, type Tuple, typeName, type Value } from "./value.js";
+import { Float, normInt, StarObject, str, type Tuple, typeName, type Value } from "./value.js";
 
 // JS -> Starlark. Integral numbers become ints, other numbers floats; arrays become lists,
 // plain objects and Maps dicts; Starlark values pass through unchanged.
@@ -64,7 +64,7 @@ function objectToJS(v: StarObject): JsonValue {
   if (v instanceof StarSet) return v.keys().map(toJS);
   if (v instanceof Dict) {
     const out: Record<string, JsonValue> = {};
-    for (const e of v.map.values()) out[typeof e.k === "string" ? e.k : String(toJS(e.k))] = toJS(e.v);
+    for (const e of v.map.values()) out[str(e.k)] = toJS(e.v);
     return out;
   }
   if (v instanceof Struct) {

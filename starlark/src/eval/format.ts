@@ -134,7 +134,7 @@ function numberBody(v: Value, s: Spec): { neg: boolean; body: string } {
     return { neg, body: s.comma ? groupThousands(body) : body };
   }
   if (!isInt(v) && !(v instanceof Float)) fail(`format spec ${t} requires a number, not ${typeName(v)}`);
-  const x = isInt(v) ? intToFloat(v) : (v as Float).v;
+  const x = isInt(v) ? intToFloat(v) : (v).v;
   const neg = x < 0 || Object.is(x, -0);
   const a = Math.abs(x);
   let body: string;

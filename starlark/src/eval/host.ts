@@ -5,9 +5,9 @@
 // assert and json modules), Struct is starlarkstruct.Struct (immutable named fields,
 // compared field by field).
 
-import { equalsDepth } from "./ops.js";
 import { fail } from "./errors.js";
-import { freeze, type HashKey, hashKey, repr, StarObject, type Value } from "./value.js";
+import { equalsDepth } from "./ops.js";
+import { freeze, type HashKey, hashKey, mkTuple, repr, StarObject, type Value } from "./value.js";
 
 export class HostObject extends StarObject {
   readonly members: Map<string, Value>;
@@ -17,7 +17,7 @@ export class HostObject extends StarObject {
     readonly label: string = typeName,
   ) {
     super();
-    this.members = new Map(Symbol.iterator in members ? (members as Iterable<[string, Value]>) : Object.entries(members));
+    this.members = new Map(Symbol.iterator in members ? (members) : Object.entries(members));
   }
   override attr(name: string): Value | undefined {
     return this.members.get(name);
@@ -72,7 +72,7 @@ export class Struct extends StarObject {
     for (const v of this.fields.values()) freeze(v);
   }
   override hashKey(): HashKey {
-    return `\u0001struct(${[...this.fields].map(([k, v]) => `${k}=${String(hashKey(v))}`).join(",")})`;
+    return `\u0001struct(${[...this.fields.keys()].join(",")})${hashKey(mkTuple([...this.fields.values()])) as string}`;
   }
   override equals(other: Value, depth: number): boolean {
     if (!(other instanceof Struct) || other.fields.size !== this.fields.size) return false;

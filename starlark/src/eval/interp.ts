@@ -270,7 +270,7 @@ function setDictUniq(d: Dict, k: Value, v: Value): void {
   d.insert(k, v);
 }
 
-/* eslint-disable complexity -- the dispatch switch is the interpreter; splitting it costs a call per instruction */
+/* eslint-disable complexity, max-depth -- the dispatch switch is the interpreter; splitting it costs a call per instruction */
 export function run(thread: Thread, base: number): Value | Promise<Value> {
   setBudget(thread.budget);
   let fr = thread.frames[thread.frames.length - 1] as Frame;
@@ -468,6 +468,8 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
     throw unwind(thread, base, e);
   }
 }
+
+/* eslint-enable complexity, max-depth */
 
 // The less frequent instructions, kept out of the hot switch.
 function exec2(thread: Thread, fr: Frame, stack: Value[], opcode: number, arg: number): void {

@@ -11,7 +11,8 @@ import { HostModule } from "./host.js";
 import { isIterable, toArray } from "./ops.js";
 import type { Thread } from "./thread.js";
 import { optString, unpackArgs, wantString } from "./unpack.js";
-import { Float, isInt, normInt, quote, StarObject, type Tuple, typeName, type Value } from "./value.js";
+import type { StarObject} from "./value.js";
+import { Float, isInt, normInt, quote, type Tuple, typeName, type Value } from "./value.js";
 
 // ---- encode ----
 
@@ -223,11 +224,12 @@ class Decoder {
       for (;;) {
         elems.push(this.parse());
         const c = this.next();
-        if (c !== ",") {
-          if (c !== "]") this.fail(`got ${goQuoteByte(c)}, want ',' or ']'`);
-          break;
+        if (c === ",") {
+          this.i++;
+          continue;
         }
-        this.i++;
+        if (c !== "]") this.fail(`got ${goQuoteByte(c)}, want ',' or ']'`);
+        break;
       }
     }
     this.i++;
@@ -246,11 +248,12 @@ class Decoder {
         this.i++;
         d.insert(key, this.parse());
         c = this.next();
-        if (c !== ",") {
-          if (c !== "}") this.fail(`in object, got ${goQuoteByte(c)}, want ',' or '}'`);
-          break;
+        if (c === ",") {
+          this.i++;
+          continue;
         }
-        this.i++;
+        if (c !== "}") this.fail(`in object, got ${goQuoteByte(c)}, want ',' or '}'`);
+        break;
       }
     }
     this.i++;

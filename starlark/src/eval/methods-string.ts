@@ -203,6 +203,8 @@ function splitlines(s: string, args: Value[], kwargs: [string, Value][]): List {
   const [keep] = unpackArgs(args, kwargs, ["keepends?"]);
   const keepends = optBool(keep, "keepends", false);
   const lines: string[] = [];
+  // Python's splitlines also breaks at the file, group and record separators.
+  // eslint-disable-next-line no-control-regex
   const re = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/gu;
   let last = 0;
   for (let m = re.exec(s); m; m = re.exec(s)) {

@@ -15,10 +15,10 @@
 
 import { AllocBudget } from "./alloc.js";
 import type { Kwargs } from "./builtin.js";
-import type { Iter, Value } from "./value.js";
 import type { FuncCode } from "./compile.js";
-import type { Module, StarFunction } from "./function.js";
 import { LimitError } from "./errors.js";
+import type { Module, StarFunction } from "./function.js";
+import type { Iter, Value } from "./value.js";
 
 export interface Limits {
   readonly maxSteps: number;
@@ -173,7 +173,7 @@ export class Thread {
 function reasonText(reason: unknown): string {
   if (reason instanceof Error) return reason.message;
   if (reason === undefined) return "aborted";
-  return String(reason);
+  return typeof reason === "string" ? reason : (JSON.stringify(reason) ?? "aborted");
 }
 
 // The call signature shared by every callable, used by builtins that call back (sorted's key).
