@@ -4,7 +4,7 @@ import { readChunks, unquoteGo } from "./chunked-file.js";
 
 const FILE = [
   "a = 1",
-  "b = 2 ### \"undefined: b\"",
+  'b = 2 ### "undefined: b"',
   "---",
   "# option:set option:while",
   "c ### `got '\\*', want`",
@@ -51,7 +51,9 @@ describe("chunked files", () => {
     const firstAgain = readChunks("f.star", FILE)[0]!;
     firstAgain.done();
     expect(third!.failures.map((f) => f.message)).toEqual(["f.star:7: unexpected error: boom"]);
-    expect(firstAgain.failures.map((f) => f.message)).toEqual(['f.star:2: expected error matching "undefined: b"']);
+    expect(firstAgain.failures.map((f) => f.message)).toEqual([
+      'f.star:2: expected error matching "undefined: b"',
+    ]);
   });
 
   it("unquotes Go literals and rejects malformed ones", () => {

@@ -11,10 +11,24 @@ export interface ChunkFailure {
   readonly message: string;
 }
 
-export const CHUNK_OPTION_NAMES = ["set", "while", "toplevelcontrol", "globalreassign", "loadbindsglobally", "recursion"] as const;
+export const CHUNK_OPTION_NAMES = [
+  "set",
+  "while",
+  "toplevelcontrol",
+  "globalreassign",
+  "loadbindsglobally",
+  "recursion",
+] as const;
 export type ChunkOption = (typeof CHUNK_OPTION_NAMES)[number];
 
-const GO_ESCAPES: Readonly<Record<string, string>> = { n: "\n", t: "\t", r: "\r", "\\": "\\", '"': '"', "'": "'" };
+const GO_ESCAPES: Readonly<Record<string, string>> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  "\\": "\\",
+  '"': '"',
+  "'": "'",
+};
 
 /** Unquotes a Go string literal: `raw` or "interpreted" (the usual one-character escapes,
  * which are all these files use). */

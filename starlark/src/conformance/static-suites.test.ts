@@ -24,7 +24,11 @@ describe.skipIf(dir === null && process.env.CI !== "true")("static conformance s
     const listed = Object.keys(expectedFailures).filter(isStaticKey).sort();
     const unexpected = failing.filter((k) => !listed.includes(k));
     const nowPassing = listed.filter((k) => !failing.includes(k));
-    expect({ unexpected, nowPassing, messages: result.failures.filter((m) => unexpected.some((k) => m.startsWith(`${k}:`))) }).toEqual({
+    expect({
+      unexpected,
+      nowPassing,
+      messages: result.failures.filter((m) => unexpected.some((k) => m.startsWith(`${k}:`))),
+    }).toEqual({
       unexpected: [],
       nowPassing: [],
       messages: [],

@@ -86,7 +86,8 @@ export function runResolveSuite(filePath: string, content: string, result: Suite
       const file = parse(filePath, chunk.source, chunkOptions(chunk));
       for (const err of resolve(file, isPredeclared, isUniversal)) chunk.gotError(err.pos.line, err.msg);
     } catch (err) {
-      if (err instanceof StarlarkSyntaxError) chunk.fail(err.pos.line, `unexpected parse error: ${err.message}`);
+      if (err instanceof StarlarkSyntaxError)
+        chunk.fail(err.pos.line, `unexpected parse error: ${err.message}`);
       else crashed(chunk, err);
     }
     record(result, chunk);

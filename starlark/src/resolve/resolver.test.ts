@@ -9,14 +9,22 @@ const UNIVERSE = new Set(["len", "print", "range", "set", "None", "True", "False
 
 function resolved(src: string, options: Partial<FileOptions> = {}): File {
   const file = parse("t.star", src, options);
-  const errors = resolve(file, (n) => n === "M", (n) => UNIVERSE.has(n));
+  const errors = resolve(
+    file,
+    (n) => n === "M",
+    (n) => UNIVERSE.has(n),
+  );
   expect(errors.map((e) => e.message)).toEqual([]);
   return file;
 }
 
 function errorsOf(src: string, options: Partial<FileOptions> = {}): string[] {
   const file = parse("t.star", src, options);
-  return resolve(file, (n) => n === "M", (n) => UNIVERSE.has(n)).map((e) => `${e.pos.line}: ${e.msg}`);
+  return resolve(
+    file,
+    (n) => n === "M",
+    (n) => UNIVERSE.has(n),
+  ).map((e) => `${e.pos.line}: ${e.msg}`);
 }
 
 /** Every Ident in the tree named `name`, in source order. */
@@ -48,7 +56,11 @@ const def = (s: Stmt | Expr | undefined): Def => {
 describe("resolver: scopes", () => {
   it("numbers module-level names as globals in order of first binding", () => {
     const file = resolved("a = 1\ndef f(): return b\nb = a\n");
-    expect(file.globals.map((g) => `${g.name}:${g.scope}:${g.index}`)).toEqual(["a:global:0", "f:global:1", "b:global:2"]);
+    expect(file.globals.map((g) => `${g.name}:${g.scope}:${g.index}`)).toEqual([
+      "a:global:0",
+      "f:global:1",
+      "b:global:2",
+    ]);
     expect(scopes(file, "b")).toEqual(["global:2", "global:2"]);
   });
 
@@ -77,7 +89,9 @@ describe("resolver: scopes", () => {
   });
 
   it("threads a free variable through every intervening function", () => {
-    const file = resolved("def a():\n  x = 1\n  def b():\n    def c():\n      return x\n    return c\n  return b\n");
+    const file = resolved(
+      "def a():\n  x = 1\n  def b():\n    def c():\n      return x\n    return c\n  return b\n",
+    );
     const fa = def(file.stmts[0]).function;
     const fb = def(fa.body[1]).function;
     const fc = def(fb.body[0]).function;
@@ -180,8 +194,12 @@ describe("resolver: errors", () => {
   });
 
   it("reports an undefined Python built-in with the Starlark way", () => {
-    expect(errorsOf("x = sum([1])\n")).toEqual(["1: undefined: sum (Starlark has no sum(); add in a for loop)"]);
-    expect(errorsOf("x = isinstance(1, int)\n")[0]).toMatch(/^1: undefined: isinstance \(Starlark has no isinstance\(\); compare type\(x\) == "int"/);
+    expect(errorsOf("x = sum([1])\n")).toEqual([
+      "1: undefined: sum (Starlark has no sum(); add in a for loop)",
+    ]);
+    expect(errorsOf("x = isinstance(1, int)\n")[0]).toMatch(
+      /^1: undefined: isinstance \(Starlark has no isinstance\(\); compare type\(x\) == "int"/,
+    );
     expect(errorsOf("x = map(len, [])\n")[0]).toContain("list comprehension");
   });
 
@@ -190,14 +208,29 @@ describe("resolver: errors", () => {
   });
 
   it("collects every error rather than stopping at the first, undefined names last as in starlark-go", () => {
-    expect(errorsOf("a = b\nbreak\nc = d\n")).toEqual(["2: break not in a loop", "1: undefined: b", "3: undefined: d"]);
+    expect(errorsOf("a = b\nbreak\nc = d\n")).toEqual([
+      "2: break not in a loop",
+      "1: undefined: b",
+      "3: undefined: d",
+    ]);
   });
 
   it("honours the dialect options", () => {
-    expect(errorsOf("if M:\n  x = set()\nwhile M:\n  pass\nx = 2\n", { toplevelcontrol: true, while: true, set: true, globalreassign: true })).toEqual([]);
+    expect(
+      errorsOf("if M:\n  x = set()\nwhile M:\n  pass\nx = 2\n", {
+        toplevelcontrol: true,
+        while: true,
+        set: true,
+        globalreassign: true,
+      }),
+    ).toEqual([]);
     expect(errorsOf("while M:\n  pass\n", { while: true })).toEqual(["1: while loop not within a function"]);
-    expect(errorsOf("if M:\n  load('m', 'x')\n", { toplevelcontrol: true })).toEqual(["2: load statement within a conditional"]);
-    expect(errorsOf("for a in M:\n  load('m', 'x')\n", { toplevelcontrol: true })).toEqual(["2: load statement within a loop"]);
+    expect(errorsOf("if M:\n  load('m', 'x')\n", { toplevelcontrol: true })).toEqual([
+      "2: load statement within a conditional",
+    ]);
+    expect(errorsOf("for a in M:\n  load('m', 'x')\n", { toplevelcontrol: true })).toEqual([
+      "2: load statement within a loop",
+    ]);
   });
 
   it("with globalreassign, requires a top-level name to be bound before use", () => {
@@ -223,7 +256,13 @@ describe("spell.nearest", () => {
 describe("resolveExpr", () => {
   it("resolves a lone expression, returning its comprehension locals and errors", () => {
     const e = parseExpr("e.star", "[x + M for x in len(y)]");
-    const { locals, errors } = resolveExpr(e, "e.star", DEFAULT_OPTIONS, (n) => n === "M", (n) => UNIVERSE.has(n));
+    const { locals, errors } = resolveExpr(
+      e,
+      "e.star",
+      DEFAULT_OPTIONS,
+      (n) => n === "M",
+      (n) => UNIVERSE.has(n),
+    );
     expect(locals.map((l) => l.name)).toEqual(["x"]);
     expect(errors.map((err) => err.message)).toEqual(["e.star:1:21: undefined: y"]);
   });

@@ -169,7 +169,10 @@ class Resolver {
       }
     }
     if (existed && !this.options.globalreassign) {
-      this.errorf(id.pos, `cannot reassign ${bind.scope} ${id.name} declared at ${this.posString(bind.firstPos)}`);
+      this.errorf(
+        id.pos,
+        `cannot reassign ${bind.scope} ${id.name} declared at ${this.posString(bind.firstPos)}`,
+      );
     }
     id.binding = bind;
     return existed;
@@ -241,7 +244,8 @@ class Resolver {
   }
 
   private topLevelControl(pos: Pos, what: string): void {
-    if (!this.options.toplevelcontrol && this.container().fn === null) this.errorf(pos, `${what} not within a function`);
+    if (!this.options.toplevelcontrol && this.container().fn === null)
+      this.errorf(pos, `${what} not within a function`);
   }
 
   private stmt(stmt: Stmt): void {
@@ -405,7 +409,8 @@ class Resolver {
       this.checkArg(arg, seen);
       this.expr(arg.value);
     }
-    if (seen.positional >= 256) this.errorf(pos, `${seen.positional} positional arguments in call, limit is 255`);
+    if (seen.positional >= 256)
+      this.errorf(pos, `${seen.positional} positional arguments in call, limit is 255`);
     if (seen.named >= 256) this.errorf(pos, `${seen.named} keyword arguments in call, limit is 255`);
   }
 
@@ -436,13 +441,15 @@ class Resolver {
     seen.named++;
     if (seen.kwargs) this.errorf(arg.pos, "keyword argument may not follow **kwargs");
     else if (seen.varargs) this.errorf(arg.pos, "keyword argument may not follow *args");
-    if (seen.names.has(arg.name)) this.errorf(arg.pos, `keyword argument ${JSON.stringify(arg.name)} is repeated`);
+    if (seen.names.has(arg.name))
+      this.errorf(arg.pos, `keyword argument ${JSON.stringify(arg.name)} is repeated`);
     seen.names.add(arg.name);
   }
 
   private function(fn: Function): void {
     // Default values are evaluated, hence resolved, in the enclosing environment.
-    for (const param of fn.params) if (param.kind === "NamedParam" && param.default !== null) this.expr(param.default);
+    for (const param of fn.params)
+      if (param.kind === "NamedParam" && param.default !== null) this.expr(param.default);
     const b = newBlock(this.env, fn);
     this.push(b);
     this.params(fn);
@@ -490,7 +497,10 @@ class Resolver {
     const errPos = param.eqPos ?? param.name.pos;
     const required = param.default === null;
     if (st.starStar !== null) {
-      this.errorf(errPos, `${required ? "required" : "optional"} parameter may not follow **${st.starStar.name}`);
+      this.errorf(
+        errPos,
+        `${required ? "required" : "optional"} parameter may not follow **${st.starStar.name}`,
+      );
     } else if (st.star !== null) {
       st.numKwonly++;
     } else if (required && st.seenOptional) {

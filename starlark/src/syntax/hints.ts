@@ -4,19 +4,23 @@
 
 import type { Token } from "./tokens.js";
 
-const EXCEPTIONS = "Starlark has no exceptions: check values before using them, and call fail(msg) to stop with an error";
+const EXCEPTIONS =
+  "Starlark has no exceptions: check values before using them, and call fail(msg) to stop with an error";
 
 /** Hints for a reserved word or operator found where Starlark expected something else. */
 const TOKEN_HINTS: Partial<Record<Token, string>> = {
   class: "Starlark has no classes; use a dict, or a function that returns one",
-  import: 'Starlark has no import statement; the host predeclares the available modules, and load("file", "name") loads names from another file',
+  import:
+    'Starlark has no import statement; the host predeclares the available modules, and load("file", "name") loads names from another file',
   from: 'Starlark has no import statement; the host predeclares the available modules, and load("file", "name") loads names from another file',
   try: EXCEPTIONS,
   except: EXCEPTIONS,
   finally: EXCEPTIONS,
   raise: "Starlark has no raise; call fail(msg) to stop with an error",
-  global: "Starlark has no global statement; return the new value from the function, or mutate a dict or list",
-  nonlocal: "Starlark has no nonlocal statement; return the new value from the function, or mutate a dict or list",
+  global:
+    "Starlark has no global statement; return the new value from the function, or mutate a dict or list",
+  nonlocal:
+    "Starlark has no nonlocal statement; return the new value from the function, or mutate a dict or list",
   with: "Starlark has no with statement; call the functions directly",
   yield: "Starlark has no generators; build a list and return it",
   is: "Starlark has no 'is' operator; compare with == or !=, e.g. x == None",
@@ -37,8 +41,7 @@ export const STARRED_HINT =
 export const DOUBLE_STARRED_HINT =
   " (Starlark has no ** unpacking in literals such as `{**a, **b}`; merge dicts with dict(a, **b) or a | b)";
 
-export const CHAINED_COMPARISON_HINT =
-  " (Starlark has no chained comparisons; write `a < b and b < c`)";
+export const CHAINED_COMPARISON_HINT = " (Starlark has no chained comparisons; write `a < b and b < c`)";
 
 /** Python built-ins that Starlark lacks, with the Starlark way. */
 const BUILTIN_HINTS: Readonly<Record<string, string>> = {
@@ -47,7 +50,7 @@ const BUILTIN_HINTS: Readonly<Record<string, string>> = {
   issubclass: "Starlark has no classes; compare type(x) with a type name string",
   map: "Starlark has no map(); use a list comprehension: [f(x) for x in xs]",
   filter: "Starlark has no filter(); use a list comprehension: [x for x in xs if cond(x)]",
-  round: "Starlark has no round(); use int(x + 0.5) for non-negative x, or format with \"%.2f\" % x",
+  round: 'Starlark has no round(); use int(x + 0.5) for non-negative x, or format with "%.2f" % x',
   open: "Starlark has no file access",
   input: "Starlark has no input(); the host passes data in",
   pow: "Starlark has no pow(); multiply (x * x) or loop",

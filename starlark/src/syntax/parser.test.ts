@@ -10,7 +10,11 @@ function show(e: Expr): string {
     case "Ident":
       return e.name;
     case "Literal":
-      return e.token === "bytes" ? `b[${[...e.value].join(",")}]` : e.token === "string" ? JSON.stringify(e.value) : String(e.value);
+      return e.token === "bytes"
+        ? `b[${[...e.value].join(",")}]`
+        : e.token === "string"
+          ? JSON.stringify(e.value)
+          : String(e.value);
     case "FString":
       return `f(${e.parts.map((p) => (typeof p === "string" ? JSON.stringify(p) : showField(p))).join(" ")})`;
     case "Unary":
@@ -193,7 +197,14 @@ describe("parser: statements", () => {
     const s = parse("t.star", "def f(x):\n  pass\n").stmts[0]!;
     expect(s).toMatchObject({
       kind: "Def",
-      function: { name: "f", locals: [], freevars: [], hasVarargs: false, hasKwargs: false, numKwonlyParams: 0 },
+      function: {
+        name: "f",
+        locals: [],
+        freevars: [],
+        hasVarargs: false,
+        hasKwargs: false,
+        numKwonlyParams: 0,
+      },
     });
   });
 
@@ -304,7 +315,7 @@ describe("parser: f-strings (extension)", () => {
     expect(parseError(src, { fstrings: true }).msg).toBe(msg);
   });
 
-  it("is off by default, so f\"...\" is a name followed by a string", () => {
+  it('is off by default, so f"..." is a name followed by a string', () => {
     expect(parseError('x = f"{y}"\n').msg).toBe("got string literal, want newline");
   });
 });

@@ -90,7 +90,15 @@ const NOT_PREC = PRECEDENCE.get("not")!;
 const CMP_PREC = PRECEDENCE.get("==")!;
 
 function terminatesExprList(tok: Token): boolean {
-  return tok === "EOF" || tok === "NEWLINE" || tok === "=" || tok === "}" || tok === "]" || tok === ")" || tok === ";";
+  return (
+    tok === "EOF" ||
+    tok === "NEWLINE" ||
+    tok === "=" ||
+    tok === "}" ||
+    tok === "]" ||
+    tok === ")" ||
+    tok === ";"
+  );
 }
 
 function newFunction(pos: Pos, name: string, params: Param[], body: Stmt[]): Function {
@@ -154,7 +162,8 @@ export class Parser {
   private errorGot(pos: Pos, msg: string): never {
     const operand = msg.includes("want primary");
     const tok = this.tok();
-    const hint = operand && tok === "*" ? STARRED_HINT : operand && tok === "**" ? DOUBLE_STARRED_HINT : tokenHint(tok);
+    const hint =
+      operand && tok === "*" ? STARRED_HINT : operand && tok === "**" ? DOUBLE_STARRED_HINT : tokenHint(tok);
     return this.error(pos, msg + hint);
   }
 
@@ -190,7 +199,8 @@ export class Parser {
   parseExprOnly(): Expr {
     const x = this.parseExpr(false);
     if (this.tok() === "NEWLINE") this.nextToken();
-    if (this.tok() !== "EOF") this.errorGot(this.sc.pos, `got ${describeToken(this.tok())} after expression, want EOF`);
+    if (this.tok() !== "EOF")
+      this.errorGot(this.sc.pos, `got ${describeToken(this.tok())} after expression, want EOF`);
     return x;
   }
 
@@ -314,7 +324,9 @@ export class Parser {
       case "return": {
         const pos = this.nextToken();
         const result =
-          this.tok() !== "EOF" && this.tok() !== "NEWLINE" && this.tok() !== ";" ? this.parseExpr(false) : null;
+          this.tok() !== "EOF" && this.tok() !== "NEWLINE" && this.tok() !== ";"
+            ? this.parseExpr(false)
+            : null;
         return { kind: "Return", pos, result };
       }
       case "break":
@@ -345,7 +357,8 @@ export class Parser {
   private parseLoadStmt(): Load {
     const pos = this.nextToken();
     const lparen = this.consume("(");
-    if (this.tok() !== "STRING") this.error(this.sc.pos, "first operand of load statement must be a string literal");
+    if (this.tok() !== "STRING")
+      this.error(this.sc.pos, "first operand of load statement must be a string literal");
     const module = this.parsePrimary() as StringLiteral;
     const from: Ident[] = [];
     const to: Ident[] = [];
@@ -370,7 +383,10 @@ export class Parser {
       const id = this.parseIdent();
       to.push(id);
       if (this.tok() !== "=") {
-        this.error(this.sc.pos, `load operand must be "${id.name}" or ${id.name}="originalname" (want '=' after ${id.name})`);
+        this.error(
+          this.sc.pos,
+          `load operand must be "${id.name}" or ${id.name}="originalname" (want '=' after ${id.name})`,
+        );
       }
       this.consume("=");
       if (this.tok() !== "STRING") {
@@ -379,7 +395,10 @@ export class Parser {
       from.push(this.loadName(this.parsePrimary() as StringLiteral));
       return;
     }
-    this.errorGot(this.sc.pos, `load operand must be "name" or localname="name" (got ${describeToken(this.tok())})`);
+    this.errorGot(
+      this.sc.pos,
+      `load operand must be "name" or localname="name" (got ${describeToken(this.tok())})`,
+    );
   }
 
   // suite = simple_stmt | NEWLINE INDENT stmt+ OUTDENT
@@ -884,7 +903,8 @@ class FStringParser {
     const close = b.indexOf("}", i + 1);
     if (close < 0) this.p.fail(this.posAt(fieldStart - 1), "f-string: expecting '}'");
     const spec = b.slice(i + 1, close);
-    if (spec.includes("{")) this.p.fail(this.posAt(i), "f-string: nested replacement fields are not supported");
+    if (spec.includes("{"))
+      this.p.fail(this.posAt(i), "f-string: nested replacement fields are not supported");
     return { spec, next: close };
   }
 }

@@ -104,7 +104,9 @@ function unicodeEscape(s: string, i: number, sink: Sink): number {
   if (!/^[0-9a-fA-F]+$/.test(digits)) throw new QuoteError(`invalid escape sequence ${s.slice(i, i + sz)}`);
   const n = parseInt(digits, 16);
   if (n > 0x10ffff) {
-    throw new QuoteError(`code point out of range: ${s.slice(i, i + sz)} (max \\U${n.toString(16).padStart(8, "0")})`);
+    throw new QuoteError(
+      `code point out of range: ${s.slice(i, i + sz)} (max \\U${n.toString(16).padStart(8, "0")})`,
+    );
   }
   if (n >= 0xd800 && n < 0xe000) throw new QuoteError(`invalid Unicode code point U+${hex4(n)}`);
   sink.text(String.fromCodePoint(n));
@@ -129,7 +131,11 @@ function escape(s: string, i: number, isBytes: boolean, sink: Sink): number {
 
 const encoder = new TextEncoder();
 
-function decodeBody(body: string, raw: boolean, isBytes: boolean): { text: string; bytes: Uint8Array | null } {
+function decodeBody(
+  body: string,
+  raw: boolean,
+  isBytes: boolean,
+): { text: string; bytes: Uint8Array | null } {
   if (raw || !body.includes("\\")) {
     return { text: body, bytes: isBytes ? encoder.encode(body) : null };
   }
@@ -170,10 +176,20 @@ export function unquote(quoted: string): Unquoted {
 }
 
 /** The body of a literal without prefix and quotes (used by the f-string parser). */
-export function literalBody(quoted: string): { raw: boolean; body: string; quoteLen: number; prefixLen: number } {
+export function literalBody(quoted: string): {
+  raw: boolean;
+  body: string;
+  quoteLen: number;
+  prefixLen: number;
+} {
   const p = splitPrefix(quoted);
   const inner = stripQuotes(p.body);
-  return { raw: p.raw, body: inner, quoteLen: (p.body.length - inner.length) / 2, prefixLen: quoted.length - p.body.length };
+  return {
+    raw: p.raw,
+    body: inner,
+    quoteLen: (p.body.length - inner.length) / 2,
+    prefixLen: quoted.length - p.body.length,
+  };
 }
 
 /** Decodes escapes of a text (non-bytes) literal body. */

@@ -13,7 +13,10 @@ function scan(src: string, fstrings = false): TokenValue[] {
   }
 }
 
-const kinds = (src: string): string => scan(src).map((t) => (t.tok === "IDENT" ? t.raw : t.tok)).join(" ");
+const kinds = (src: string): string =>
+  scan(src)
+    .map((t) => (t.tok === "IDENT" ? t.raw : t.tok))
+    .join(" ");
 
 function scanError(src: string): StarlarkSyntaxError {
   try {
@@ -45,7 +48,9 @@ describe("scanner: indentation", () => {
   });
 
   it("advances a tab to the next multiple of 8, so a tab matches eight spaces", () => {
-    expect(kinds("if x:\n\tpass\n        pass\n")).toBe("if x : NEWLINE INDENT pass NEWLINE pass NEWLINE OUTDENT EOF");
+    expect(kinds("if x:\n\tpass\n        pass\n")).toBe(
+      "if x : NEWLINE INDENT pass NEWLINE pass NEWLINE OUTDENT EOF",
+    );
   });
 
   it("counts a tab after spaces up to the same tab stop", () => {
@@ -75,7 +80,9 @@ describe("scanner: tokens and positions", () => {
   });
 
   it("recognises keywords and reserved words but not assert", () => {
-    expect(kinds("and not in lambda load class is assert")).toBe("and not in lambda load class is assert EOF");
+    expect(kinds("and not in lambda load class is assert")).toBe(
+      "and not in lambda load class is assert EOF",
+    );
     expect(scan("assert")[0]!.tok).toBe("IDENT");
     expect(scan("class")[0]!.tok).toBe("class");
   });

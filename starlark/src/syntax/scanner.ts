@@ -62,7 +62,22 @@ const STRING_PREFIXES: ReadonlySet<string> = new Set(["r", "b", "rb", "f", "rf",
 const PREFIX_LETTERS: ReadonlySet<string> = new Set(["r", "b", "f"]);
 const ASCII_IDENT = new Uint8Array(128);
 for (let c = 0; c < 128; c++) ASCII_IDENT[c] = isIdent(String.fromCharCode(c)) ? 1 : 0;
-const SINGLE: ReadonlySet<string> = new Set(["=", "<", ">", "+", "-", "*", "/", "%", "&", "|", "^", ":", ";", "~"]);
+const SINGLE: ReadonlySet<string> = new Set([
+  "=",
+  "<",
+  ">",
+  "+",
+  "-",
+  "*",
+  "/",
+  "%",
+  "&",
+  "|",
+  "^",
+  ":",
+  ";",
+  "~",
+]);
 
 export class Scanner {
   private readonly src: string;
@@ -163,7 +178,8 @@ export class Scanner {
       this.dents--;
       stk.pop();
     }
-    if (col !== stk[stk.length - 1]) this.error(this.pos, "unindent does not match any outer indentation level");
+    if (col !== stk[stk.length - 1])
+      this.error(this.pos, "unindent does not match any outer indentation level");
   }
 
   next(): TokenValue {

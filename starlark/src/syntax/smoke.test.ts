@@ -8,7 +8,8 @@ import { resolve } from "../resolve/resolver.js";
 import { ALL_OPTIONS, parse } from "./parser.js";
 
 const dir = conformanceDir();
-const files = dir === null ? [] : readdirSync(dir).filter((f) => f.endsWith(".star") && f !== "syntax_errors.star");
+const files =
+  dir === null ? [] : readdirSync(dir).filter((f) => f.endsWith(".star") && f !== "syntax_errors.star");
 
 describe.skipIf(dir === null)("parsing the conformance testdata", () => {
   it.each(files)("parses every chunk of %s with all options on", (name) => {
@@ -49,7 +50,13 @@ describe("parsing a 10 KB script", () => {
     for (let i = 0; src.length < 10 * 1024; i++) src += UNIT.replaceAll("{i}", String(i));
     const file = parse("big.star", src, ALL_OPTIONS);
     const universe = new Set(["len", "sorted", "range", "None"]);
-    expect(resolve(file, () => false, (n) => universe.has(n))).toEqual([]);
+    expect(
+      resolve(
+        file,
+        () => false,
+        (n) => universe.has(n),
+      ),
+    ).toEqual([]);
     expect(file.stmts.length).toBeGreaterThanOrEqual(3 * 10);
   });
 });
