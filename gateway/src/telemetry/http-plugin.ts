@@ -7,14 +7,13 @@ import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastif
 import fp from "fastify-plugin";
 
 import type { HttpMetrics } from "./http-metrics.js";
-import { assignHeaderValues, type CustomLabelSet, type LabelValues } from "./labels.js";
 
 /** `path` of requests that matched no route: the raw URL would make cardinality unbounded. */
 export const UNMATCHED_PATH = "unmatched";
 
 export interface HttpRecorderState {
   /** Read on every response, so a custom-label change applies to the next response. */
-  current(): { readonly http: HttpMetrics; readonly custom: CustomLabelSet };
+  current(): { readonly http: HttpMetrics };
   report(error: unknown): void;
 }
 
@@ -40,25 +39,21 @@ function responseBytes(reply: FastifyReply): number | undefined {
   return Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
-function labelsFor(request: FastifyRequest, reply: FastifyReply, custom: CustomLabelSet): LabelValues {
-  const labels: LabelValues = {
-    path: request.routeOptions.url ?? UNMATCHED_PATH,
-    method: request.method,
-    status: String(reply.statusCode),
-  };
-  return assignHeaderValues(labels, custom, request.headers);
-}
-
 export function httpMetricsPlugin(state: HttpRecorderState): FastifyPluginCallback {
   const plugin: FastifyPluginCallback = (fastify, _opts, done) => {
     fastify.addHook("onResponse", (request, reply, next) => {
       try {
-        const { http, custom } = state.current();
-        http.record(labelsFor(request, reply, custom), {
-          durationSeconds: reply.elapsedTime / 1000,
-          requestBytes: requestBytes(request),
-          responseBytes: responseBytes(reply),
-        });
+        state
+          .current()
+          .http.record(
+            request.routeOptions.url ?? UNMATCHED_PATH,
+            request.method,
+            reply.statusCode,
+            request.headers,
+            reply.elapsedTime / 1000,
+            requestBytes(request),
+            responseBytes(reply),
+          );
       } catch (error) {
         state.report(error);
       }

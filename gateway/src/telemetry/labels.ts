@@ -71,7 +71,8 @@ export function customLabelSet(configured: readonly string[]): CustomLabelSet {
   return { names, headers: names.map((n) => `x-bf-prom-${n.toLowerCase()}`), rejected };
 }
 
-function headerValue(raw: string | string[] | undefined): string {
+/** One header's value as a label value: first of a repeated header, cut to MAX_CUSTOM_VALUE_LENGTH. */
+export function headerValue(raw: string | string[] | undefined): string {
   // A repeated header arrives as an array (or comma-joined by Node); the first value wins.
   const value = Array.isArray(raw) ? (raw[0] ?? "") : (raw ?? "");
   return value.length > MAX_CUSTOM_VALUE_LENGTH ? value.slice(0, MAX_CUSTOM_VALUE_LENGTH) : value;

@@ -108,7 +108,7 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
       logger.warn({ label: r.name }, `client.prometheus_labels: "${r.name}" ignored: ${r.reason}`);
     return {
       custom,
-      http: createHttpMetrics(registry, custom.names),
+      http: createHttpMetrics(registry, custom),
       provider: createProviderMetrics(registry, custom.names, stream, onCollect),
     };
   }
