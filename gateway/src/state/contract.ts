@@ -301,6 +301,13 @@ export function describeStateStore(name: string, harness: StoreHarness): void {
         ]);
       });
 
+      it("skips values of an unknown format instead of failing the whole listing", async () => {
+        await a.set("mixed:ok", 1);
+        await harness.raw.put(`${ns}:mixed:future`, '{"v":2,"rev":1,"data":{}}');
+        expect((await a.list("mixed:")).map((r) => r.key)).toEqual(["mixed:ok"]);
+        expect((await a.list("mixed:", z.string())).map((r) => r.key)).toEqual([]);
+      });
+
       it("treats glob characters in a prefix literally", async () => {
         await a.set("odd:*[x]?:1", 1);
         await a.set("odd:a[x]b:1", 2);

@@ -97,7 +97,14 @@ export class EnvelopeStore implements StateStore {
   async list<T>(prefix: string, schema?: z.ZodType<T>): Promise<Entry<T>[]> {
     const rows = await this.raw.scan(this.prefix + prefix);
     const out: Entry<T>[] = [];
-    for (const [full, text] of rows) out.push(this.entry(full.slice(this.prefix.length), text, schema));
+    for (const [full, text] of rows) {
+      try {
+        out.push(this.entry(full.slice(this.prefix.length), text, schema));
+      } catch (e) {
+        // One value written by a newer gateway (rolling upgrade) or damaged must not hide all the others.
+        this.logger.warn({ err: e, key: full }, "state: skipping a value of an unsupported format in a listing");
+      }
+    }
     return out;
   }
 

@@ -47,14 +47,16 @@ describe.each(fleets)("fleet health (%s store)", (_kind, makeFleet) => {
     expect(github.summary).toEqual({ state: "degraded", pods: 2, connected: 1, failing: 1, toolCount: 2, lastError: "timeout" });
   });
 
-  it("forgets a pod's report when the pod stops writing it", async () => {
+  it("keeps a live pod's report beyond its TTL and drops it once the pod stops", async () => {
     fleet = makeFleet();
     const a = await pod("pod-a", 150);
     const b = await pod("pod-b");
     await a.report(ok("github"));
     await b.report(ok("github"));
+    // Real time even for memory: TTL and refresh are exercised end to end here.
+    await new Promise((r) => setTimeout(r, 400));
     expect((await b.client("github")).summary.pods).toBe(2);
-    // Real time even for memory: the TTL is a property of the store, exercised end to end here.
+    await a.close();
     await new Promise((r) => setTimeout(r, 300));
     expect((await b.client("github")).pods.map((p) => p.pod)).toEqual(["pod-b"]);
   });

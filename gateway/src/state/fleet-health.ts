@@ -4,6 +4,10 @@
  * for GET /api/mcp/clients reads them all. When a client turns failing on one pod, that pod
  * announces it on `events:health` and every other pod's `onRecheck` listeners run, so they
  * check that client now instead of at their next interval.
+ *
+ * Callers report on every state change (and may on every check); the service itself rewrites
+ * its latest reports every third of the TTL, so a live pod's reports never lapse between
+ * changes and a dead pod's vanish within one TTL.
  */
 import type { Logger } from "pino";
 
@@ -105,7 +109,19 @@ export function createFleetHealth(options: FleetHealthOptions): FleetHealth {
   const logger = options.logger.child({ component: "fleet-health" });
   const lastState = new Map<string, HealthState>();
   const listeners = new Set<RecheckListener>();
+  const latest = new Map<string, ClientHealthReport>();
   let unsubscribe: Unsubscribe | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  const write = (report: ClientHealthReport): Promise<number> => store.set(keys.health(report.client, podId), report, { ttlMs });
+
+  const refresh = (): void => {
+    for (const report of latest.values()) {
+      write({ ...report, updatedAt: new Date().toISOString() }).catch((e: unknown) =>
+        logger.debug({ err: e, client: report.client }, "health refresh failed; retrying at the next refresh"),
+      );
+    }
+  };
 
   const onMessage = (message: unknown): void => {
     const event = HealthEvent.safeParse(message);
@@ -132,6 +148,8 @@ export function createFleetHealth(options: FleetHealthOptions): FleetHealth {
   return {
     async start() {
       unsubscribe = await store.subscribe(channels.health, onMessage);
+      timer = setInterval(refresh, Math.max(1, Math.floor(ttlMs / 3)));
+      timer.unref();
     },
     async report(input) {
       const now = new Date().toISOString();
@@ -149,7 +167,8 @@ export function createFleetHealth(options: FleetHealthOptions): FleetHealth {
       };
       const previous = lastState.get(input.client);
       lastState.set(input.client, input.state);
-      await store.set(keys.health(input.client, podId), report, { ttlMs });
+      latest.set(input.client, report);
+      await write(report);
       // Only the turn to failing is news; a client that stays down is not re-announced every check.
       if (failing(input.state) && (previous === undefined || !failing(previous))) {
         await store.publish(channels.health, { client: input.client, podId, state: input.state, ...(input.lastError === undefined ? {} : { error: input.lastError }) });
@@ -157,6 +176,7 @@ export function createFleetHealth(options: FleetHealthOptions): FleetHealth {
     },
     async forget(client) {
       lastState.delete(client);
+      latest.delete(client);
       await store.delete(keys.health(client, podId));
     },
     async fleet() {
@@ -171,6 +191,8 @@ export function createFleetHealth(options: FleetHealthOptions): FleetHealth {
       return () => listeners.delete(listener);
     },
     async close() {
+      clearInterval(timer);
+      latest.clear();
       listeners.clear();
       await unsubscribe?.().catch((e: unknown) => logger.debug({ err: e }, "unsubscribe failed while closing"));
     },

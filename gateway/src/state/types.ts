@@ -82,7 +82,11 @@ export interface StateStore {
   /** Reads and deletes in one step (single-use values such as an OAuth `state`). */
   take(key: string): Promise<Entry | undefined>;
   take<T>(key: string, schema: z.ZodType<T>): Promise<Entry<T> | undefined>;
-  /** Every entry whose logical key starts with `prefix` (SCAN, never KEYS, on Redis). Order unspecified. */
+  /**
+   * Every entry whose logical key starts with `prefix` (SCAN, never KEYS, on Redis). Order
+   * unspecified. Unlike `get`, a value of an unknown format (or failing `schema`) is skipped
+   * and logged, so one key from a newer gateway does not hide the rest.
+   */
   list(prefix: string): Promise<Entry[]>;
   list<T>(prefix: string, schema: z.ZodType<T>): Promise<Entry<T>[]>;
 
