@@ -94,3 +94,12 @@ export function builtinHint(name: string): string {
   const hint = Object.hasOwn(BUILTIN_HINTS, name) ? BUILTIN_HINTS[name] : undefined;
   return hint === undefined ? "" : ` (${hint})`;
 }
+
+export const ANNOTATION_HINT =
+  " (Starlark has no type annotations; write def f(x, y=1): without `: type` or `-> type`)";
+
+export const VARIABLE_ANNOTATION_HINT =
+  " (Starlark has no variable annotations such as `x: int = 1`; write x = 1)";
+
+export const LOOP_ELSE_HINT =
+  " (Starlark has no for/else or while/else; use a flag variable set inside the loop)";

@@ -265,6 +265,19 @@ describe("parser: errors", () => {
     ["with open(f) as g:\n  pass\n", "got with, want primary expression", "no with statement"],
     ["def f():\n  yield 1\n", "got yield, want primary expression", "no generators"],
     ["del x[0]\n", "got del, want primary expression", "dict.pop"],
+    ["def f(x: int):\n  pass\n", "got ':', want ')'", "no type annotations"],
+    ["def f(x) -> int:\n  pass\n", "got '-', want ':'", "no type annotations"],
+    ["x: int = 1\n", "got ':', want newline", "x = 1"],
+    [
+      "def f():\n  for x in y:\n    pass\n  else:\n    pass\n",
+      "got else, want primary expression",
+      "flag variable",
+    ],
+    [
+      "def f():\n  while x:\n    pass\n  else:\n    pass\n",
+      "got else, want primary expression",
+      "flag variable",
+    ],
   ])("keeps starlark-go's message for %j and appends a hint", (src, msg, hint) => {
     const err = parseError(src);
     expect(err.msg.startsWith(msg)).toBe(true);

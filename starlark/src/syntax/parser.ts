@@ -29,7 +29,15 @@ import type {
   StringLiteral,
   UnaryOp,
 } from "./ast.js";
-import { CHAINED_COMPARISON_HINT, DOUBLE_STARRED_HINT, STARRED_HINT, tokenHint } from "./hints.js";
+import {
+  ANNOTATION_HINT,
+  CHAINED_COMPARISON_HINT,
+  DOUBLE_STARRED_HINT,
+  LOOP_ELSE_HINT,
+  STARRED_HINT,
+  tokenHint,
+  VARIABLE_ANNOTATION_HINT,
+} from "./hints.js";
 import { decodeText, literalBody } from "./quote.js";
 import { Scanner, type TokenValue } from "./scanner.js";
 import { describeToken, type Token, tokenName } from "./tokens.js";
@@ -167,11 +175,23 @@ export class Parser {
     return this.error(pos, msg + hint);
   }
 
-  private consume(t: Token): Pos {
-    if (this.tok() !== t) {
-      this.errorGot(this.sc.pos, `got ${describeToken(this.tok())}, want ${describeToken(t)}`);
+  /** Consumes a token of kind t. `hint` replaces the usual hint when the lookahead is
+   * `hint[0]` (for habits that only the context reveals, like type annotations). */
+  private consume(t: Token, hint?: readonly [Token, string]): Pos {
+    const tok = this.tok();
+    if (tok !== t) {
+      const msg = `got ${describeToken(tok)}, want ${describeToken(t)}`;
+      if (hint?.[0] === tok) this.error(this.sc.pos, msg + hint[1]);
+      this.errorGot(this.sc.pos, msg);
     }
     return this.nextToken();
+  }
+
+  /** Python's for/else and while/else: Go reports the `else` as a bad primary expression. */
+  private rejectLoopElse(): void {
+    if (this.tok() === "else") {
+      this.error(this.tv.pos, `got else, want primary expression${LOOP_ELSE_HINT}`);
+    }
   }
 
   // file_input = (NEWLINE | stmt)* EOF
@@ -228,8 +248,8 @@ export class Parser {
     const name = this.parseIdent();
     this.consume("(");
     const params = this.parseParams();
-    this.consume(")");
-    this.consume(":");
+    this.consume(")", [":", ANNOTATION_HINT]);
+    this.consume(":", ["-", ANNOTATION_HINT]);
     const body = this.parseSuite();
     return { kind: "Def", pos, name, function: newFunction(pos, name.name, params, body) };
   }
@@ -283,6 +303,7 @@ export class Parser {
     const x = this.parseExpr(false);
     this.consume(":");
     const body = this.parseSuite();
+    this.rejectLoopElse();
     return { kind: "For", pos, vars, x, body };
   }
 
@@ -291,6 +312,7 @@ export class Parser {
     const cond = this.parseTest();
     this.consume(":");
     const body = this.parseSuite();
+    this.rejectLoopElse();
     return { kind: "While", pos, cond, body };
   }
 
@@ -315,7 +337,7 @@ export class Parser {
       this.nextToken();
       if (this.tok() === "NEWLINE" || this.tok() === "EOF") break;
     }
-    if (this.tok() !== "EOF") this.consume("NEWLINE");
+    if (this.tok() !== "EOF") this.consume("NEWLINE", [":", VARIABLE_ANNOTATION_HINT]);
     return stmts;
   }
 
