@@ -149,12 +149,12 @@ export class Parser {
     this.nextToken();
   }
 
-  /** Advances to the next token and returns the position of the previous one. */
   /** The lookahead token (a method, so that TypeScript does not narrow it across calls). */
   private tok(): Token {
     return this.current;
   }
 
+  /** Advances to the next token and returns the position of the previous one. */
   private nextToken(): Pos {
     const old = this.tv.pos;
     this.tv = this.sc.next();
