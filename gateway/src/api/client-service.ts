@@ -12,17 +12,10 @@ import type { Logger } from "pino";
 import { redact } from "../config/redact.js";
 import { ClientConfig, ClientConfigObject, clientId, type GatewayConfig } from "../config/schema.js";
 import { GatewayError } from "../errors.js";
+import type { RuntimeClients } from "../state/runtime-clients.js";
 import type { ClientStatus, UpstreamManager } from "../upstream/types.js";
 
 export type ClientSource = "file" | "api";
-
-export interface RuntimeClientRepository {
-  list(): Promise<readonly ClientConfig[]>;
-  put(client: ClientConfig): Promise<void>;
-  remove(id: string): Promise<void>;
-  /** The full current set whenever it changes, including changes made on other pods. */
-  onChange(listener: (clients: readonly ClientConfig[]) => void): () => void;
-}
 
 /** What GET /api/mcp/client(s) return for one client. */
 export interface ClientView {
@@ -42,7 +35,8 @@ export interface ClientView {
 
 export interface ClientServiceOptions {
   readonly upstream: UpstreamManager;
-  readonly repository: RuntimeClientRepository;
+  /** API-created clients, shared by the fleet through the state store. */
+  readonly repository: RuntimeClients;
   readonly logger: Logger;
   readonly initialConfig: GatewayConfig;
 }
@@ -63,7 +57,8 @@ export class ClientService {
 
   /** Loads the API-created clients, follows their changes (other pods), and applies the whole set. */
   async start(): Promise<void> {
-    this.apiClients = await this.opts.repository.list();
+    await this.opts.repository.start();
+    this.apiClients = this.opts.repository.list();
     this.unsubscribe = this.opts.repository.onChange((clients) => {
       this.apiClients = clients;
       this.applyLogged();
@@ -99,7 +94,7 @@ export class ClientService {
     return this.serial(async () => {
       this.checkStdio(input);
       this.checkUnique(input, undefined);
-      await this.opts.repository.put(input);
+      await this.opts.repository.upsert(input);
       this.apiClients = [...this.apiClients.filter((c) => clientId(c) !== clientId(input)), input];
       await this.apply();
       return this.view(input);
@@ -117,7 +112,7 @@ export class ClientService {
       }
       this.checkStdio(merged.data);
       this.checkUnique(merged.data, id);
-      await this.opts.repository.put(merged.data);
+      await this.opts.repository.upsert(merged.data);
       this.apiClients = this.apiClients.map((c) => (clientId(c) === id ? merged.data : c));
       await this.apply();
       return this.view(merged.data);

@@ -10,8 +10,17 @@ import { z } from "zod";
 import { ClientSection } from "../config/schema.js";
 import { validationError } from "./client-routes.js";
 
+const section = ClientSection.shape;
+
+/** Each key of the client section, without its default: a key left out of the patch stays as it is. */
 export const ConfigPatch = z.strictObject({
-  client: ClientSection.partial().strict(),
+  client: z.strictObject({
+    enforce_governance_header: section.enforce_governance_header.unwrap().optional(),
+    prometheus_labels: section.prometheus_labels.unwrap().optional(),
+    drop_excess_requests: section.drop_excess_requests.unwrap().optional(),
+    initial_pool_size: section.initial_pool_size.unwrap().optional(),
+    allowed_origins: section.allowed_origins.unwrap().optional(),
+  }),
 });
 export type ConfigPatch = z.infer<typeof ConfigPatch>;
 export type ClientSectionValue = z.infer<typeof ClientSection>;

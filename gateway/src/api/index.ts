@@ -5,6 +5,5 @@ export {
   type ClientServiceOptions,
   type ClientSource,
   type ClientView,
-  type RuntimeClientRepository,
 } from "./client-service.js";
 export { type ClientSectionValue, ConfigPatch, configRoutes, type ConfigRoutesOptions } from "./config-routes.js";

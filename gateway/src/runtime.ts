@@ -1,0 +1,184 @@
+/**
+ * The gateway's services and feature plugins, built once from a validated config: state store,
+ * telemetry, upstream connections, the API client set, governance, chat, /mcp, the management
+ * API and /metrics. main.ts (or a test) builds a Runtime, hands `plugins` to buildApp, listens,
+ * then calls `start()`; a config reload goes through `reload()`, PATCH /config through
+ * `patchClient()`, and shutdown through `close()`.
+ *
+ * Everything that can change at runtime is read through `getConfig()`, so there is one
+ * running config and every part sees the same one.
+ */
+import type { FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+
+import { clientRoutes } from "./api/client-routes.js";
+import { ClientService } from "./api/client-service.js";
+import { type ClientSectionValue, type ConfigPatch, configRoutes } from "./api/config-routes.js";
+import type { AppPlugin } from "./app.js";
+import { type Chat, createChat } from "./chat/index.js";
+import { processSecretSource, resolveSecret, type SecretSource } from "./config/env.js";
+import type { GatewayConfig } from "./config/schema.js";
+import { createGovernance, type VirtualKeyGovernance } from "./governance/index.js";
+import { adminAuth } from "./http/admin-auth.js";
+import { mcpPlugin, toolHeaderFilter, type VirtualToolSource } from "./mcp/index.js";
+import { parseToolHeaders } from "./registry/index.js";
+import {
+  configuredRedisUrl,
+  createFleetHealth,
+  createRuntimeClients,
+  createStateStore,
+  type FleetHealth,
+  resolvePodId,
+  type RuntimeClients,
+  type StateStore,
+} from "./state/index.js";
+import { createTelemetry, type Telemetry } from "./telemetry/index.js";
+import { type ClientStatus, createUpstreamManager } from "./upstream/index.js";
+
+export interface RuntimeOptions {
+  readonly logger: Logger;
+  readonly secrets?: SecretSource;
+  /** Overrides the pod id (TOOLGATE_POD_ID / HOSTNAME / random). */
+  readonly podId?: string;
+  /** Tools beyond the upstreams' (code mode's meta-tools), served on /mcp. */
+  readonly virtualTools?: VirtualToolSource;
+}
+
+export type Upstreams = ReturnType<typeof createUpstreamManager>;
+
+export interface Runtime {
+  readonly logger: Logger;
+  readonly podId: string;
+  readonly state: StateStore;
+  readonly telemetry: Telemetry;
+  readonly upstream: Upstreams;
+  readonly governance: VirtualKeyGovernance;
+  readonly chat: Chat;
+  readonly clients: ClientService;
+  readonly runtimeClients: RuntimeClients;
+  readonly fleetHealth: FleetHealth;
+  /** The feature plugins for buildApp, in registration order. */
+  readonly plugins: readonly AppPlugin[];
+  getConfig(): GatewayConfig;
+  /** Loads API-created clients, starts shared-state services and connects every client. */
+  start(): Promise<void>;
+  /** A new validated config file: clients converge, keys, labels, prices and queues follow. */
+  reload(config: GatewayConfig): Promise<void>;
+  /** PATCH /config: runtime change of the `client` section. */
+  patchClient(patch: ConfigPatch["client"]): ClientSectionValue;
+  close(): Promise<void>;
+}
+
+function healthInput(status: ClientStatus): Parameters<FleetHealth["report"]>[0] {
+  return {
+    client: status.name,
+    state: status.state,
+    consecutiveFailures: status.consecutiveFailures,
+    tools: status.tools,
+    since: status.since,
+    lastError: status.lastError,
+  };
+}
+
+export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): Runtime {
+  const { logger } = options;
+  const secrets = options.secrets ?? processSecretSource();
+  const podId = options.podId ?? resolvePodId(process.env);
+  let config = initial;
+  const getConfig = (): GatewayConfig => config;
+
+  const state = createStateStore({ redisUrl: configuredRedisUrl(config.state, secrets.env), logger, secrets });
+  const telemetry = createTelemetry({ customLabels: config.client.prometheus_labels, logger });
+  telemetry.applyConfig(config);
+  const upstream = createUpstreamManager({ logger, secrets, recorder: telemetry.mcp });
+  const governance = createGovernance(config, secrets);
+  const runtimeClients = createRuntimeClients({ store: state, podId, logger });
+  const fleetHealth = createFleetHealth({ store: state, podId, logger });
+  const clients = new ClientService({ upstream, repository: runtimeClients, logger, initialConfig: config });
+  const chat = createChat({
+    getConfig,
+    registry: upstream.registry,
+    governance,
+    recorder: telemetry.provider,
+    mcpRecorder: telemetry.mcp,
+    customLabels: (headers) => telemetry.customLabelValues(headers),
+    logger,
+    secrets,
+  });
+  const auth = adminAuth(getConfig, { secrets });
+
+  const offState = upstream.onStateChange((status) => {
+    fleetHealth.report(healthInput(status)).catch((err: unknown) => logger.warn({ err, client: status.name }, "reporting client health to the state store failed"));
+  });
+
+  const patchClient = (patch: ConfigPatch["client"]): ClientSectionValue => {
+    const given = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<ClientSectionValue>;
+    const client: ClientSectionValue = { ...config.client, ...given };
+    config = { ...config, client };
+    if (given.prometheus_labels) telemetry.setCustomLabels(client.prometheus_labels);
+    if (patch.drop_excess_requests !== undefined) chat.setDropExcessRequests(patch.drop_excess_requests);
+    if (patch.enforce_governance_header !== undefined) governance.update(config);
+    return client;
+  };
+
+  const plugins: AppPlugin[] = [
+    { plugin: async (app: FastifyInstance) => app.register(telemetry.httpMetricsPlugin) },
+    {
+      plugin: async (app: FastifyInstance) =>
+        app.register(mcpPlugin, {
+          registry: upstream.registry,
+          governance: () => governance,
+          headerFilter: toolHeaderFilter((h) => parseToolHeaders(h, upstream.registry.clientNames())),
+          ...(options.virtualTools ? { virtual: options.virtualTools } : {}),
+          allowedOrigins: () => config.client.allowed_origins,
+          bodyLimit: config.server.body_limit_mcp,
+          ...(config.server.session_secret ? { sessionSecret: resolveSecret(config.server.session_secret, secrets) } : {}),
+        }),
+    },
+    { plugin: chat.plugin },
+    {
+      plugin: async (app: FastifyInstance) =>
+        app.register(clientRoutes, { service: clients, preHandler: auth, bodyLimit: config.server.body_limit_api }),
+    },
+    {
+      plugin: async (app: FastifyInstance) =>
+        app.register(configRoutes, { preHandler: auth, bodyLimit: config.server.body_limit_api, patchClient }),
+    },
+    { plugin: async (app: FastifyInstance) => app.register(telemetry.metricsRoute({ preHandler: auth })) },
+  ];
+
+  return {
+    logger,
+    podId,
+    state,
+    telemetry,
+    upstream,
+    governance,
+    chat,
+    clients,
+    runtimeClients,
+    fleetHealth,
+    plugins,
+    getConfig,
+    async start() {
+      await fleetHealth.start();
+      await clients.start();
+    },
+    async reload(next) {
+      // Keys first: if a key's env. reference is unset, nothing of the new config is taken.
+      governance.update(next);
+      config = next;
+      telemetry.applyConfig(next);
+      chat.setDropExcessRequests(next.config?.drop_excess_requests ?? next.client.drop_excess_requests);
+      await clients.setFileConfig(next);
+    },
+    patchClient,
+    async close() {
+      offState();
+      clients.stop();
+      await Promise.allSettled([chat.close(), runtimeClients.close(), fleetHealth.close()]);
+      await upstream.close();
+      await state.close();
+    },
+  };
+}
