@@ -145,6 +145,11 @@ export class Connection {
     return t?.pid ?? undefined;
   }
 
+  /** The SDK client of the live session, for diagnostics and the bench's bare-call baseline. */
+  get sdkClient(): Client | undefined {
+    return this.#session?.client;
+  }
+
   status(): ClientStatus {
     const base = {
       id: this.id,
