@@ -271,6 +271,8 @@ function setDictUniq(d: Dict, k: Value, v: Value): void {
 }
 
 /* eslint-disable complexity, max-depth -- the dispatch switch is the interpreter; splitting it costs a call per instruction */
+// Case labels are numeric literals (named in comments, values from opcodes.ts) so that V8
+// compiles the switch to a jump table; `case op.X` would be a chain of property loads.
 export function run(thread: Thread, base: number): Value | Promise<Value> {
   setBudget(thread.budget);
   let fr = thread.frames[thread.frames.length - 1] as Frame;
@@ -290,44 +292,44 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
       const arg = code[pc + 1] as number;
       pc += 2;
       switch (opcode) {
-        case op.NOP:
+        case 0: // NOP
           break;
-        case op.POP:
+        case 1: // POP
           stack.pop();
           break;
-        case op.DUP:
+        case 2: // DUP
           stack.push(stack[stack.length - 1] ?? null);
           break;
-        case op.DUP2: {
+        case 3: { // DUP2
           const n = stack.length;
           stack.push(stack[n - 2] ?? null, stack[n - 1] ?? null);
           break;
         }
-        case op.EXCH: {
+        case 4: { // EXCH
           const n = stack.length;
           const t = stack[n - 1] ?? null;
           stack[n - 1] = stack[n - 2] ?? null;
           stack[n - 2] = t;
           break;
         }
-        case op.ROT3: {
+        case 5: { // ROT3
           const c = stack.pop() ?? null;
           stack.splice(stack.length - 2, 0, c);
           break;
         }
-        case op.CONST:
+        case 6: // CONST
           stack.push(consts[arg] as Value);
           break;
-        case op.NONE:
+        case 7: // NONE
           stack.push(null);
           break;
-        case op.TRUE:
+        case 8: // TRUE
           stack.push(true);
           break;
-        case op.FALSE:
+        case 9: // FALSE
           stack.push(false);
           break;
-        case op.LOCAL: {
+        case 10: { // LOCAL
           const v = locals[arg];
           if (v === undefined) {
             unboundLocal(fr, arg);
@@ -335,10 +337,10 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
           stack.push(v);
           break;
         }
-        case op.SETLOCAL:
+        case 11: // SETLOCAL
           locals[arg] = stack.pop();
           break;
-        case op.LOCALCELL: {
+        case 12: { // LOCALCELL
           const v = (locals[arg] as unknown as Cell).v;
           if (v === undefined) {
             unboundLocal(fr, arg);
@@ -346,10 +348,10 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
           stack.push(v);
           break;
         }
-        case op.SETLOCALCELL:
+        case 13: // SETLOCALCELL
           (locals[arg] as unknown as Cell).v = stack.pop();
           break;
-        case op.FREE: {
+        case 14: { // FREE
           const v = fr.fn?.freevars[arg]?.v;
           if (v === undefined) {
             fail(`local variable ${fr.code.freeNames[arg] ?? "?"} referenced before assignment`);
@@ -357,13 +359,13 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
           stack.push(v);
           break;
         }
-        case op.FREECELL:
+        case 15: // FREECELL
           stack.push(fr.fn?.freevars[arg] as unknown as Value);
           break;
-        case op.CELL:
+        case 16: // CELL
           stack.push(locals[arg] as Value);
           break;
-        case op.GLOBAL: {
+        case 17: { // GLOBAL
           const v = globals[arg];
           if (v === undefined) {
             unboundGlobal(fr, arg);
@@ -371,41 +373,41 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
           stack.push(v);
           break;
         }
-        case op.SETGLOBAL:
+        case 18: // SETGLOBAL
           globals[arg] = stack.pop();
           break;
-        case op.PREDECLARED:
-        case op.UNIVERSAL:
+        case 19: // PREDECLARED
+        case 20: // UNIVERSAL
           stack.push(lookupPredeclared(fr, consts[arg] as string));
           continue;
-        case op.JMP:
+        case 21: // JMP
           pc = arg;
           continue;
-        case op.JMP_FALSE:
+        case 22: // JMP_FALSE
           if (!truth(stack.pop() ?? null)) {
             pc = arg;
             continue;
           }
           break;
-        case op.JMP_FALSE_OR_POP:
+        case 23: // JMP_FALSE_OR_POP
           if (!truth(stack[stack.length - 1] ?? null)) {
             pc = arg;
             continue;
           }
           stack.pop();
           break;
-        case op.JMP_TRUE_OR_POP:
+        case 24: // JMP_TRUE_OR_POP
           if (truth(stack[stack.length - 1] ?? null)) {
             pc = arg;
             continue;
           }
           stack.pop();
           break;
-        case op.ITERPUSH: {
+        case 25: { // ITERPUSH
           fr.iters.push(ops.mustIterate(stack.pop() ?? null));
           continue;
         }
-        case op.ITERJMP: {
+        case 26: { // ITERJMP
           const v = fr.iters[fr.iters.length - 1]?.next();
           if (v === undefined) {
             pc = arg;
@@ -414,13 +416,13 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
           stack.push(v);
           break;
         }
-        case op.ITERPOP:
+        case 27: // ITERPOP
           fr.iters.pop()?.done();
           break;
-        case op.NOT:
+        case 28: // NOT
           stack.push(!truth(stack.pop() ?? null));
           break;
-        case op.RETURN: {
+        case 68: { // RETURN
           const v = stack.pop() ?? null;
           for (const it of fr.iters) it.done();
           thread.frames.pop();
@@ -435,7 +437,7 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
           stack.push(v);
           continue;
         }
-        case op.CALL: {
+        case 65: { // CALL
           fr.pc = pc;
           const r = doCall(thread, stack, arg);
           if (r === PUSHED) {
@@ -484,41 +486,41 @@ function exec2(thread: Thread, fr: Frame, stack: Value[], opcode: number, arg: n
 
 function binary(opcode: number, x: Value, y: Value): Value {
   switch (opcode) {
-    case op.PLUS:
+    case 32: // PLUS
       return ops.add(x, y);
-    case op.MINUS:
+    case 33: // MINUS
       return ops.sub(x, y);
-    case op.STAR:
+    case 34: // STAR
       return ops.mul(x, y);
-    case op.SLASH:
+    case 35: // SLASH
       return ops.div(x, y);
-    case op.SLASHSLASH:
+    case 36: // SLASHSLASH
       return ops.floorDiv(x, y);
-    case op.PERCENT:
+    case 37: // PERCENT
       return ops.mod(x, y);
-    case op.AMP:
+    case 38: // AMP
       return ops.bitAnd(x, y);
-    case op.PIPE:
+    case 39: // PIPE
       return ops.bitOr(x, y);
-    case op.CIRCUMFLEX:
+    case 40: // CIRCUMFLEX
       return ops.bitXor(x, y);
-    case op.LTLT:
+    case 41: // LTLT
       return ops.shl(x, y);
-    case op.GTGT:
+    case 42: // GTGT
       return ops.shr(x, y);
-    case op.EQL:
+    case 43: // EQL
       return ops.equals(x, y);
-    case op.NEQ:
+    case 44: // NEQ
       return !ops.equals(x, y);
-    case op.LT:
+    case 45: // LT
       return ops.lt(x, y);
-    case op.GT:
+    case 46: // GT
       return ops.gt(x, y);
-    case op.LE:
+    case 47: // LE
       return ops.le(x, y);
-    case op.GE:
+    case 48: // GE
       return ops.ge(x, y);
-    case op.IN:
+    case 49: // IN
       return ops.contains(y, x);
     default:
       return !ops.contains(y, x);
@@ -528,37 +530,37 @@ function binary(opcode: number, x: Value, y: Value): Value {
 function exec3(thread: Thread, fr: Frame, stack: Value[], opcode: number, arg: number): void {
   const consts = fr.code.prog.consts;
   switch (opcode) {
-    case op.UPLUS:
+    case 29: // UPLUS
       stack.push(ops.pos(stack.pop() ?? null));
       return;
-    case op.UMINUS:
+    case 30: // UMINUS
       stack.push(ops.neg(stack.pop() ?? null));
       return;
-    case op.TILDE:
+    case 31: // TILDE
       stack.push(ops.invert(stack.pop() ?? null));
       return;
-    case op.INPLACE_ADD: {
+    case 51: { // INPLACE_ADD
       const y = stack.pop() ?? null;
       stack.push(inplaceAdd(stack.pop() ?? null, y));
       return;
     }
-    case op.INPLACE_PIPE: {
+    case 52: { // INPLACE_PIPE
       const y = stack.pop() ?? null;
       stack.push(inplacePipe(stack.pop() ?? null, y));
       return;
     }
-    case op.MAKETUPLE:
+    case 53: // MAKETUPLE
       chargeElems(arg);
       stack.push(mkTuple(arg > 0 ? stack.splice(stack.length - arg) : []));
       return;
-    case op.MAKELIST:
+    case 54: // MAKELIST
       chargeElems(arg);
       stack.push(new List(arg > 0 ? stack.splice(stack.length - arg) : []));
       return;
-    case op.MAKEDICT:
+    case 55: // MAKEDICT
       stack.push(new Dict());
       return;
-    case op.SETDICT: {
+    case 56: { // SETDICT
       const v = stack.pop() ?? null;
       const k = stack.pop() ?? null;
       const d = stack[stack.length - 1] as Dict;
@@ -566,13 +568,13 @@ function exec3(thread: Thread, fr: Frame, stack: Value[], opcode: number, arg: n
       d.insert(k, v);
       return;
     }
-    case op.SETDICTUNIQ: {
+    case 57: { // SETDICTUNIQ
       const v = stack.pop() ?? null;
       const k = stack.pop() ?? null;
       setDictUniq(stack[stack.length - 1] as Dict, k, v);
       return;
     }
-    case op.APPEND: {
+    case 58: { // APPEND
       const v = stack.pop() ?? null;
       const l = stack[stack.length - 1] as List;
       chargeElems(l.elems.length + 1, 1);
@@ -586,50 +588,50 @@ function exec3(thread: Thread, fr: Frame, stack: Value[], opcode: number, arg: n
 
 function exec4(thread: Thread, fr: Frame, stack: Value[], opcode: number, arg: number, consts: readonly unknown[]): void {
   switch (opcode) {
-    case op.INDEX: {
+    case 59: { // INDEX
       const y = stack.pop() ?? null;
       stack.push(ops.index(stack.pop() ?? null, y));
       return;
     }
-    case op.SETINDEX: {
+    case 60: { // SETINDEX
       const i = stack.pop() ?? null;
       const x = stack.pop() ?? null;
       ops.setIndex(x, i, stack.pop() ?? null);
       return;
     }
-    case op.SLICE: {
+    case 61: { // SLICE
       const step = stack.pop() ?? null;
       const hi = stack.pop() ?? null;
       const lo = stack.pop() ?? null;
       stack.push(ops.slice(stack.pop() ?? null, lo, hi, step));
       return;
     }
-    case op.ATTR:
+    case 62: // ATTR
       stack.push(ops.getAttr(stack.pop() ?? null, consts[arg] as string));
       return;
-    case op.SETFIELD: {
+    case 63: { // SETFIELD
       const x = stack.pop() ?? null;
       ops.setField(x, consts[arg] as string, stack.pop() ?? null);
       return;
     }
-    case op.UNPACK:
+    case 64: // UNPACK
       for (const v of unpack(stack.pop() ?? null, arg)) stack.push(v);
       return;
-    case op.MAKEFUNC:
+    case 66: // MAKEFUNC
       stack.push(makeFunction(fr, stack, arg));
       return;
-    case op.LOAD: {
+    case 67: { // LOAD
       const r = loadModule(thread, consts[arg] as LoadSpec);
       if (r instanceof Promise) fr.pending = r;
       else for (const v of r) stack.push(v);
       return;
     }
-    case op.FORMAT: {
+    case 69: { // FORMAT
       const spec = consts[arg] as FieldSpec;
       stack.push(formatField(stack.pop() ?? null, spec.conversion, spec.spec));
       return;
     }
-    case op.CONCAT:
+    case 70: // CONCAT
       stack.push(concat(stack, arg));
       return;
     default:
