@@ -12,7 +12,7 @@
 import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyPluginOptions, type RouteOptions } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyPluginCallback, type FastifyPluginOptions, type RouteOptions } from "fastify";
 import type { Logger } from "pino";
 
 import type { GatewayConfig } from "./config/schema.js";
@@ -22,7 +22,7 @@ import type { ClientState, ClientStatus } from "./upstream/index.js";
 export interface AppPlugin {
   // Each feature plugin has its own options type; the list is heterogeneous by design.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
-  readonly plugin: FastifyPluginAsync<any>;
+  readonly plugin: FastifyPluginAsync<any> | FastifyPluginCallback<any>;
   readonly options?: FastifyPluginOptions;
 }
 

@@ -8,7 +8,6 @@
  * Everything that can change at runtime is read through `getConfig()`, so there is one
  * running config and every part sees the same one.
  */
-import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 
 import { clientRoutes } from "./api/client-routes.js";
@@ -121,31 +120,25 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
     return client;
   };
 
+  const mcpOptions = {
+    registry: upstream.registry,
+    governance: () => governance,
+    headerFilter: toolHeaderFilter((h) => parseToolHeaders(h, upstream.registry.clientNames())),
+    ...(options.virtualTools ? { virtual: options.virtualTools } : {}),
+    allowedOrigins: () => config.client.allowed_origins,
+    bodyLimit: config.server.body_limit_mcp,
+    ...(config.server.session_secret ? { sessionSecret: resolveSecret(config.server.session_secret, secrets) } : {}),
+  };
+  const adminLimit = config.server.body_limit_api;
   const plugins: AppPlugin[] = [
-    { plugin: async (app: FastifyInstance) => app.register(telemetry.httpMetricsPlugin) },
-    {
-      plugin: async (app: FastifyInstance) =>
-        app.register(mcpPlugin, {
-          registry: upstream.registry,
-          governance: () => governance,
-          headerFilter: toolHeaderFilter((h) => parseToolHeaders(h, upstream.registry.clientNames())),
-          ...(options.virtualTools ? { virtual: options.virtualTools } : {}),
-          allowedOrigins: () => config.client.allowed_origins,
-          bodyLimit: config.server.body_limit_mcp,
-          ...(config.server.session_secret ? { sessionSecret: resolveSecret(config.server.session_secret, secrets) } : {}),
-        }),
-    },
+    { plugin: telemetry.httpMetricsPlugin },
+    { plugin: mcpPlugin, options: mcpOptions },
     { plugin: chat.plugin },
-    {
-      plugin: async (app: FastifyInstance) =>
-        app.register(clientRoutes, { service: clients, preHandler: auth, bodyLimit: config.server.body_limit_api }),
-    },
-    {
-      plugin: async (app: FastifyInstance) =>
-        app.register(configRoutes, { preHandler: auth, bodyLimit: config.server.body_limit_api, patchClient }),
-    },
-    { plugin: async (app: FastifyInstance) => app.register(telemetry.metricsRoute({ preHandler: auth })) },
+    { plugin: clientRoutes, options: { service: clients, preHandler: auth, bodyLimit: adminLimit } },
+    { plugin: configRoutes, options: { preHandler: auth, bodyLimit: adminLimit, patchClient } },
+    { plugin: telemetry.metricsRoute({ preHandler: auth }) },
   ];
+
 
   return {
     logger,
