@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 
 import type { ClientConfigInput } from "../src/config/schema.js";
 import type { RegistryChange } from "../src/registry/types.js";
+import type { McpRecorder } from "../src/telemetry/types.js";
 import type { ClientState } from "../src/upstream/index.js";
 import { createUpstreamManager } from "../src/upstream/index.js";
 import type { FaultHttpServer } from "./fixtures/fault-server.js";
@@ -18,7 +19,10 @@ import type { HarnessSettings } from "./fixtures/upstream-harness.js";
 import { capturingLogger, firstText, gatewayConfig, RecordingClock, waitForState } from "./fixtures/upstream-harness.js";
 
 const CHECK_INTERVAL_MS = 2500;
-const FAST: HarnessSettings = { checkInterval: "2500ms", checkTimeout: "150ms", maxFailures: 2, toolTimeout: "5s" };
+/** Tests that are not about health run without health checks, so a slow moment on a busy machine cannot disturb them. */
+const FAST: HarnessSettings = { checkInterval: "1h", checkTimeout: "1s", maxFailures: 2, toolTimeout: "5s" };
+/** Health tests: a check every 25 ms of real time (2.5 s on the recording clock), 300 ms to answer. */
+const HEALTH: HarnessSettings = { checkInterval: "2500ms", checkTimeout: "300ms", maxFailures: 2, toolTimeout: "5s" };
 const BACKOFF = [1000, 2000, 4000, 8000, 16000];
 
 type Manager = ReturnType<typeof createUpstreamManager>;
@@ -37,7 +41,7 @@ function setup(clients: readonly ClientConfigInput[], settings: HarnessSettings 
   manager.onStateChange((s) => states.push([s.id, s.state]));
   cleanup.push(() => manager.close());
   const config = gatewayConfig(clients, settings);
-  return { manager, clock, log, states, config, backoffWaits: () => clock.waits.filter((w) => w !== CHECK_INTERVAL_MS) };
+  return { manager, clock, log, states, config, backoffWaits: () => clock.waits.filter((w) => w !== CHECK_INTERVAL_MS && w !== 3_600_000) };
 }
 
 async function faultHttp(state: Parameters<typeof startFaultHttp>[0] = {}): Promise<FaultHttpServer> {
@@ -163,7 +167,7 @@ describe("connecting", () => {
 describe("health monitor and reconnection", () => {
   it("marks a client disconnected after max_consecutive_failures unanswered pings, drops its tools, and fails calls at once", async () => {
     const server = await faultHttp();
-    const { manager, config } = setup([httpClient("pinger", server.mcpUrl)]);
+    const { manager, config } = setup([httpClient("pinger", server.mcpUrl)], HEALTH);
     await manager.apply(config);
     await waitForState(manager, "pinger", "connected");
     const entry = manager.registry.resolve("pinger_echo");
@@ -172,7 +176,7 @@ describe("health monitor and reconnection", () => {
     server.set({ pings: "ignore" });
     const gone = waitForState(manager, "pinger", "disconnected");
     const status = await gone;
-    expect(status.lastError).toMatch(/2 consecutive health checks failed; last: no answer within 150 ms/);
+    expect(status.lastError).toMatch(/2 consecutive health checks failed; last: no answer within 300 ms/);
     expect(status.tools).toEqual([]);
     expect(manager.registry.resolve("pinger_echo")).toBeUndefined();
     const result = await manager.registry.call(entry!, { text: "x" });
@@ -182,7 +186,7 @@ describe("health monitor and reconnection", () => {
 
   it("resets the failure count on a successful check", async () => {
     const server = await faultHttp();
-    const { manager, config } = setup([httpClient("flaky", server.mcpUrl)], { ...FAST, maxFailures: 3 });
+    const { manager, config } = setup([httpClient("flaky", server.mcpUrl)], { ...HEALTH, maxFailures: 3 });
     await manager.apply(config);
     await waitForState(manager, "flaky", "connected");
     server.set({ pings: "ignore" });
@@ -194,7 +198,7 @@ describe("health monitor and reconnection", () => {
 
   it("reconnects automatically with backoff once the server comes back (disconnected -> connected)", async () => {
     const server = await faultHttp();
-    const { manager, states, config, backoffWaits } = setup([httpClient("phoenix", server.mcpUrl)]);
+    const { manager, states, config, backoffWaits } = setup([httpClient("phoenix", server.mcpUrl)], HEALTH);
     await manager.apply(config);
     await waitForState(manager, "phoenix", "connected");
     await server.stop();
@@ -210,7 +214,7 @@ describe("health monitor and reconnection", () => {
   });
 
   it("notices a stdio child that exits at once, not at the next health check", async () => {
-    const { manager, states, config } = setup([faultStdio("crashy")], { ...FAST, checkInterval: "1h" });
+    const { manager, states, config } = setup([faultStdio("crashy")]);
     await manager.apply(config);
     await waitForState(manager, "crashy", "connected");
     const pid = Number(firstText(await call(manager, "crashy_fault_pid")));
@@ -225,7 +229,7 @@ describe("health monitor and reconnection", () => {
   it("checks health by listing tools when is_ping_available is false, and switches method at the next check without reconnecting", async () => {
     const server = await faultHttp({ pings: "ignore" });
     const clients = [httpClient("lister", server.mcpUrl, { is_ping_available: false })];
-    const { manager, config, states } = setup(clients, { ...FAST, maxFailures: 50 });
+    const { manager, config, states } = setup(clients, { ...HEALTH, maxFailures: 50 });
     await manager.apply(config);
     await waitForState(manager, "lister", "connected");
     const sessionsBefore = server.requestHeaders.filter((h) => h["mcp-session-id"] === undefined).length;
@@ -233,10 +237,10 @@ describe("health monitor and reconnection", () => {
     await expect.poll(() => server.requestHeaders.length, { timeout: 5000 }).toBeGreaterThan(sessionsBefore + 4);
     expect(manager.get("lister")?.consecutiveFailures).toBe(0);
     // Switch to ping: failures start counting at the next check, with no reconnect.
-    await manager.apply(gatewayConfig([{ ...clients[0]!, is_ping_available: true }], { ...FAST, maxFailures: 50 }));
+    await manager.apply(gatewayConfig([{ ...clients[0]!, is_ping_available: true }], { ...HEALTH, maxFailures: 50 }));
     await expect.poll(() => manager.get("lister")?.consecutiveFailures, { timeout: 5000 }).toBeGreaterThanOrEqual(1);
     // Back to listing: the next check succeeds and resets the count.
-    await manager.apply(gatewayConfig(clients, { ...FAST, maxFailures: 50 }));
+    await manager.apply(gatewayConfig(clients, { ...HEALTH, maxFailures: 50 }));
     await expect.poll(() => manager.get("lister")?.consecutiveFailures, { timeout: 5000 }).toBe(0);
     expect(states.map(([, s]) => s)).toEqual(["connecting", "connected"]);
     const initializes = server.requestHeaders.filter((h) => h["mcp-session-id"] === undefined).length;
@@ -245,7 +249,7 @@ describe("health monitor and reconnection", () => {
 
   it("marks a client disconnected when listing fails as its health check", async () => {
     const server = await faultHttp();
-    const { manager, config } = setup([httpClient("lister", server.mcpUrl, { is_ping_available: false })]);
+    const { manager, config } = setup([httpClient("lister", server.mcpUrl, { is_ping_available: false })], HEALTH);
     await manager.apply(config);
     await waitForState(manager, "lister", "connected");
     server.set({ listError: true });
@@ -424,5 +428,58 @@ describe("tool calls", () => {
     const result = await manager.registry.call(entry, {});
     expect(result.isError).toBe(true);
     expect(firstText(result)).toMatch(/^MCP client "locked" is error \(.*401.*\); its tools are unavailable until it reconnects$/);
+  });
+});
+
+describe("telemetry and API clients", () => {
+  it("reports tool calls, states, tool counts, reconnects and removals to the recorder", async () => {
+    const server = await faultHttp({ tools: ["echo", "fail", "slow"] });
+    const events: string[] = [];
+    const recorder: McpRecorder = {
+      toolCall: (r) => events.push(`call ${r.client}/${r.tool} ${r.status} ${r.durationSeconds >= 0 ? "timed" : "untimed"}`),
+      clientState: (c, s) => events.push(`state ${c} ${s}`),
+      clientReconnect: (c) => events.push(`reconnect ${c}`),
+      clientTools: (c, n) => events.push(`tools ${c} ${n}`),
+      clientRemoved: (c) => events.push(`removed ${c}`),
+      agentIterations: () => undefined,
+      codeModeExecution: () => undefined,
+    };
+    const manager = createUpstreamManager({ logger: capturingLogger().logger, clock: new RecordingClock(100), recorder });
+    cleanup.push(() => manager.close());
+    const client = httpClient("rec", server.mcpUrl);
+    await manager.apply(gatewayConfig([client], { ...FAST, toolTimeout: "200ms" }));
+    await waitForState(manager, "rec", "connected");
+    await call(manager, "rec_echo", { text: "x" });
+    await call(manager, "rec_fail");
+    await call(manager, "rec_slow", { ms: 2000 });
+    await manager.reconnect("rec");
+    await manager.apply(gatewayConfig([], FAST));
+    expect(events).toEqual([
+      "tools rec 0",
+      "state rec connecting",
+      "tools rec 6",
+      "state rec connected",
+      "call rec/echo success timed",
+      "call rec/fail error timed",
+      "call rec/slow failure timed",
+      "tools rec 0",
+      "state rec connecting",
+      "reconnect rec",
+      "tools rec 6",
+      "state rec connected",
+      "removed rec",
+    ]);
+  });
+
+  it("adds API clients next to file clients and ignores one that reuses a file client's name", async () => {
+    const server = await faultHttp();
+    const { manager, config, log } = setup([httpClient("filed", server.mcpUrl)]);
+    await manager.apply(config, [
+      { ...gatewayConfig([httpClient("api", server.mcpUrl)]).mcp.client_configs[0]! },
+      { ...gatewayConfig([httpClient("filed", server.mcpUrl, { id: "other-id" })]).mcp.client_configs[0]! },
+    ]);
+    await Promise.all(["filed", "api"].map((id) => waitForState(manager, id, "connected")));
+    expect(manager.list().map((s) => s.id)).toEqual(["filed", "api"]);
+    expect(log.lines).toContainEqual(expect.objectContaining({ client: "filed", id: "other-id" }));
   });
 });
