@@ -13,6 +13,8 @@ export { resolvePodId } from "./pod-id.js";
 export { COMMAND_TIMEOUT_MS, redisTarget } from "./redis-target.js";
 export type { ClientsListener, RuntimeClients, RuntimeClientsOptions } from "./runtime-clients.js";
 export { createRuntimeClients, DEFAULT_RESYNC_INTERVAL_MS } from "./runtime-clients.js";
+export type { Sealer } from "./sealing.js";
+export { createSealer, SealedValue } from "./sealing.js";
 export type { SnapshotListener, ToolSnapshots, ToolSnapshotsOptions } from "./tool-snapshots.js";
 export { createToolSnapshots, toolsHash } from "./tool-snapshots.js";
 export type * from "./types.js";

@@ -10,7 +10,7 @@
  * |----------------------------------------|-------------------------|------------------------------|------------|
  * | toolgate:snapshot:<clientName>         | ToolSnapshot            | none; deleted with the client | the pod whose connection saw the list |
  * | toolgate:health:<clientName>:<podId>   | ClientHealthReport      | 3 health intervals (default 3 x 10 s), refreshed | each pod for itself |
- * | toolgate:client:<clientId>             | RuntimeClientRecord     | none; deleted with the client | the pod that served the API call |
+ * | toolgate:client:<clientId>             | RuntimeClientRecord (sealed when an encryption key is set) | none; deleted with the client | the pod that served the API call |
  * | toolgate:lock:<name>                   | raw owner token (no envelope) | the lock's TTL         | the lock holder |
  * | toolgate:oauth-flow:<state>            | reserved for OAuth: flow (state, PKCE verifier, pending client) | 15 min | OAuth |
  * | toolgate:oauth-token:<clientId>        | reserved for OAuth: AES-256-GCM sealed tokens | none        | OAuth |
@@ -33,6 +33,7 @@
 import { z } from "zod";
 
 import { ClientConfig } from "../config/schema.js";
+import { SealedValue } from "./sealing.js";
 
 export const keys = {
   snapshot: (clientName: string): string => `snapshot:${clientName}`,
@@ -91,11 +92,15 @@ export const ClientHealthReport = z.object({
 });
 export type ClientHealthReport = z.infer<typeof ClientHealthReport>;
 
-export const RuntimeClientRecord = z.object({
-  config: ClientConfig,
-  updatedAt: z.string(),
-  podId: z.string(),
-});
+/**
+ * `config` in clear, or, when `state.encryption_key` is set, `sealed` (the config sealed with
+ * AES-256-GCM, bound to the key `client:<id>`): a client's headers and OAuth secret stay out
+ * of Redis in clear text.
+ */
+export const RuntimeClientRecord = z.union([
+  z.object({ config: ClientConfig, updatedAt: z.string(), podId: z.string() }),
+  z.object({ sealed: SealedValue, updatedAt: z.string(), podId: z.string() }),
+]);
 export type RuntimeClientRecord = z.infer<typeof RuntimeClientRecord>;
 
 export const SnapshotEvent = z.object({ client: z.string(), hash: z.string(), podId: z.string(), removed: z.boolean().optional() });

@@ -6,6 +6,7 @@ import { ClientConfig as ClientConfigSchema } from "../config/schema.js";
 import { keys } from "./keys.js";
 import type { RuntimeClients } from "./runtime-clients.js";
 import { createRuntimeClients } from "./runtime-clients.js";
+import { createSealer } from "./sealing.js";
 import type { TestFleet } from "./testing.js";
 import { fleets } from "./testing.js";
 
@@ -93,6 +94,28 @@ describe.each(fleets)("runtime clients (%s store)", (_kind, makeFleet) => {
     const healed = nextSet(b, (n) => n.length === 1);
     await vi.advanceTimersByTimeAsync(5_000);
     expect(await healed).toEqual(["silent@http://127.0.0.1:9/mcp"]);
+  });
+
+  it("stores configs sealed when an encryption key is set, and pods with the key read them", async () => {
+    fleet = makeFleet();
+    const sealer = createSealer("a shared encryption key");
+    const secret = ClientConfigSchema.parse({
+      name: "secretive",
+      connection_type: "http",
+      connection_string: "http://127.0.0.1:9/mcp",
+      auth_type: "headers",
+      headers: { Authorization: "Bearer very-secret" },
+    });
+    const a = createRuntimeClients({ store: fleet.open("pod-a"), podId: "pod-a", logger, sealer });
+    const b = createRuntimeClients({ store: fleet.open("pod-b"), podId: "pod-b", logger, sealer });
+    services.push(a, b);
+    await Promise.all([a.start(), b.start()]);
+    const onB = nextSet(b, (n) => n.length === 1);
+    await a.upsert(secret);
+    await onB;
+    expect(b.get("secretive")).toEqual(secret);
+    const raw = await fleet.open("reader").get(keys.runtimeClient("secretive"));
+    expect(JSON.stringify(raw?.value)).not.toContain("very-secret");
   });
 
   it("skips an invalid stored record and still loads the others", async () => {

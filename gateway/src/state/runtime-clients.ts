@@ -8,8 +8,9 @@
 import type { Logger } from "pino";
 
 import type { ClientConfig } from "../config/schema.js";
-import { clientId } from "../config/schema.js";
+import { ClientConfig as ClientConfigSchema, clientId } from "../config/schema.js";
 import { channels, ClientsEvent, keys, RuntimeClientRecord } from "./keys.js";
+import type { Sealer } from "./sealing.js";
 import type { Entry, StateStore, Unsubscribe } from "./types.js";
 
 export const DEFAULT_RESYNC_INTERVAL_MS = 30_000;
@@ -20,6 +21,8 @@ export interface RuntimeClientsOptions {
   readonly logger: Logger;
   /** Full resync period (default 30 s). */
   readonly resyncIntervalMs?: number;
+  /** From `state.encryption_key`: store configs sealed, since they may hold header values and OAuth secrets. */
+  readonly sealer?: Sealer | undefined;
 }
 
 export type ClientsListener = (clients: readonly ClientConfig[]) => void;
@@ -68,12 +71,20 @@ export function createRuntimeClients(options: RuntimeClientsOptions): RuntimeCli
     }
   };
 
+  const unseal = (key: string, record: RuntimeClientRecord): ClientConfig => {
+    if ("config" in record) return record.config;
+    if (!options.sealer) throw new Error("the record is sealed but no state.encryption_key is configured on this pod");
+    return ClientConfigSchema.parse(options.sealer.open(record.sealed, key));
+  };
+
   const record = (entry: Entry): Cached | undefined => {
-    const parsed = RuntimeClientRecord.safeParse(entry.value);
-    if (parsed.success) return { config: parsed.data.config, rev: entry.rev };
-    // One bad record must not keep every other client from converging.
-    logger.warn({ key: entry.key, issues: parsed.error.issues }, "skipping an invalid runtime client record");
-    return undefined;
+    try {
+      return { config: unseal(entry.key, RuntimeClientRecord.parse(entry.value)), rev: entry.rev };
+    } catch (e) {
+      // One bad record must not keep every other client from converging.
+      logger.warn({ key: entry.key, err: e }, "skipping an invalid runtime client record");
+      return undefined;
+    }
   };
 
   const fetch = async (id: string): Promise<void> => {
@@ -132,8 +143,10 @@ export function createRuntimeClients(options: RuntimeClientsOptions): RuntimeCli
     get: (id) => cache.get(id)?.config,
     async upsert(config) {
       const id = clientId(config);
-      const value: RuntimeClientRecord = { config, updatedAt: new Date().toISOString(), podId };
-      const rev = await store.set(keys.runtimeClient(id), value);
+      const meta = { updatedAt: new Date().toISOString(), podId };
+      const key = keys.runtimeClient(id);
+      const value: RuntimeClientRecord = options.sealer ? { sealed: options.sealer.seal(config, key), ...meta } : { config, ...meta };
+      const rev = await store.set(key, value);
       if ((cache.get(id)?.rev ?? 0) < rev) {
         cache.set(id, { config, rev });
         emit();
