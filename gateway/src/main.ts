@@ -17,7 +17,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 
-import { type AppPlugin, buildApp, gatewayVersion } from "./app.js";
+import type { AppPlugin } from "./app.js";
 import { applyCliOverrides, type CliArgs, parseCliArgs, USAGE } from "./config/cli-args.js";
 import { defaultConfig } from "./config/defaults.js";
 import { processSecretSource, type SecretSource } from "./config/env.js";
@@ -25,9 +25,8 @@ import { checkEnv, parseConfigText } from "./config/load.js";
 import { durationMs, type GatewayConfig } from "./config/schema.js";
 import { type ConfigWatcher, watchConfig } from "./config/watch.js";
 import { isGatewayError } from "./errors.js";
-import { configuredRedisUrl, createStateStore, type StateStore } from "./state/index.js";
-import { createLogger } from "./telemetry/logger.js";
-import { createUpstreamManager, type UpstreamManager } from "./upstream/index.js";
+import type { StateStore } from "./state/index.js";
+import type { UpstreamManager } from "./upstream/index.js";
 
 /** Exit codes: 1 = the configuration (or startup) failed, 2 = bad command line. */
 const EXIT_CONFIG = 1;
@@ -123,6 +122,11 @@ function installShutdown(app: FastifyInstance, services: Services, getConfig: ()
   }
 }
 
+function readVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version?: string };
+  return pkg.version ?? "0.0.0";
+}
+
 /** The parsed command line, or undefined when it only asked for help or the version (already printed). */
 function commandLine(): CliArgs | undefined {
   let args: CliArgs;
@@ -132,7 +136,7 @@ function commandLine(): CliArgs | undefined {
     fail((e as Error).message, EXIT_USAGE);
   }
   if (args.help) process.stdout.write(USAGE);
-  else if (args.version) process.stdout.write(`${gatewayVersion()}\n`);
+  else if (args.version) process.stdout.write(`${readVersion()}\n`);
   else return args;
   return undefined;
 }
@@ -151,6 +155,15 @@ async function main(): Promise<void> {
   }
   const current = { config: loaded.config };
   const getConfig = () => current.config;
+
+  // The server's modules load only once the command line and the config are known good, so
+  // --help and a config mistake answer at once instead of after loading fastify and the SDKs.
+  const [{ buildApp }, { configuredRedisUrl, createStateStore }, { createLogger }, { createUpstreamManager }] = await Promise.all([
+    import("./app.js"),
+    import("./state/index.js"),
+    import("./telemetry/logger.js"),
+    import("./upstream/index.js"),
+  ]);
 
   const logger = createLogger(current.config);
   const state = createStateStore({ redisUrl: configuredRedisUrl(current.config.state, process.env), logger, secrets });
