@@ -8,10 +8,13 @@ import { createRequire } from "node:module";
 import { delimiter, join } from "node:path";
 import { Readable } from "node:stream";
 
-import Fastify, { type FastifyInstance, type preHandlerHookHandler } from "fastify";
+import Fastify, { type FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import { test } from "vitest";
 
+import { GatewayConfig } from "../src/config/schema.js";
+import { adminAuth } from "../src/http/admin-auth.js";
+import { errorHandler, notFoundHandler } from "../src/http/error-handler.js";
 import { createTelemetry, type Telemetry, type TelemetryOptions } from "../src/telemetry/index.js";
 
 export interface Sample {
@@ -93,21 +96,6 @@ export function parseMetrics(text: string): Map<string, Family> {
 
 export const AUTH = { username: "scraper", password: "s3cret-pass" };
 
-/**
- * Stands in for http/admin-auth.ts (Basic auth when server.auth is set) until the integrator
- * wires the real one; it answers like it: 401 with a WWW-Authenticate challenge.
- */
-export function basicAuth(username: string, password: string): preHandlerHookHandler {
-  const expected = `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`;
-  return (request, reply, done) => {
-    if (request.headers.authorization === expected) {
-      done();
-      return;
-    }
-    void reply.code(401).header("www-authenticate", 'Basic realm="toolgate"').send({ error: "unauthorized" });
-  };
-}
-
 export interface LogCapture {
   readonly logger: Logger;
   readonly lines: Record<string, unknown>[];
@@ -142,12 +130,12 @@ export async function startApp(
     ...(options.prices ? { prices: options.prices } : {}),
   });
   const app = Fastify();
+  // The gateway's own error envelope, 404 handler and admin auth, as buildApp wires them.
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
   await app.register(telemetry.httpMetricsPlugin);
-  await app.register(
-    telemetry.metricsRoute(
-      options.auth === true ? { preHandler: basicAuth(AUTH.username, AUTH.password) } : {},
-    ),
-  );
+  const config = GatewayConfig.parse(options.auth === true ? { server: { auth: AUTH } } : {});
+  await app.register(telemetry.metricsRoute({ preHandler: adminAuth(config) }));
   app.get("/items/:id", (request, reply) => reply.send({ id: (request.params as { id: string }).id }));
   app.post("/echo", (request, reply) => reply.send(request.body));
   app.get("/fail", () => {

@@ -4,7 +4,7 @@ import { Readable } from "node:stream";
 import { afterEach, describe, expect, test } from "vitest";
 
 import { GatewayConfig } from "../src/config/schema.js";
-import { BASE_LABELS, pricesFromConfig,type ProviderCallResult } from "../src/telemetry/index.js";
+import { BASE_LABELS, pricesFromConfig, type ProviderCallResult } from "../src/telemetry/index.js";
 import {
   AUTH,
   type Family,
@@ -591,7 +591,7 @@ describe("GET /metrics", () => {
       authorization: `Basic ${Buffer.from(`${AUTH.username}:${AUTH.password}`).toString("base64")}`,
       status: 200,
     },
-  ])("behind Basic auth answers $status $name", async ({ authorization, status }) => {
+  ])("behind the admin Basic auth answers $status $name", async ({ authorization, status }) => {
     const t = await app({ auth: true });
     const res = await fetch(
       `${t.url}/metrics`,
@@ -603,6 +603,7 @@ describe("GET /metrics", () => {
       expect(res.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
       expect(body).toContain("# TYPE http_requests_total counter");
     } else {
+      expect(res.headers.get("www-authenticate")).toMatch(/^Basic realm="toolgate"/);
       expect(body).not.toContain("process_cpu");
     }
   });

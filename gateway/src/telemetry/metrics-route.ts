@@ -1,11 +1,11 @@
 /** GET /metrics in the Prometheus text format (SPEC 4.6), behind the admin auth the app passes in. */
-import type { FastifyPluginCallback, preHandlerHookHandler } from "fastify";
+import type { FastifyPluginCallback, preHandlerAsyncHookHandler, preHandlerHookHandler } from "fastify";
 import fp from "fastify-plugin";
 import type { Registry } from "prom-client";
 
 export interface MetricsRouteOptions {
   /** Admin auth (http/admin-auth.ts): Basic auth when server.auth is set, loopback-only otherwise. */
-  readonly preHandler?: preHandlerHookHandler;
+  readonly preHandler?: preHandlerHookHandler | preHandlerAsyncHookHandler;
 }
 
 export function metricsRoute(registry: Registry, options: MetricsRouteOptions = {}): FastifyPluginCallback {
