@@ -43,6 +43,8 @@ export interface FuncCode {
   readonly paramNames: readonly string[];
   // Number of default slots (named parameters), each a value or MANDATORY.
   readonly numDefaults: number;
+  // Only plain positional parameters and no captured locals: calls take the fast path.
+  readonly simple: boolean;
   readonly prog: Program;
 }
 
@@ -592,6 +594,7 @@ function compileFunction(prog: Program, fn: ast.Function, ndefaults: number): Fu
     hasKwargs: fn.hasKwargs,
     paramNames: fn.locals.slice(0, fn.numParams).map((b) => b.name),
     numDefaults: ndefaults,
+    simple: !fn.hasVarargs && !fn.hasKwargs && fn.numKwonlyParams === 0 && cellsOf(fn.locals).length === 0,
     prog,
   };
 }
@@ -629,6 +632,7 @@ export function compileFile(file: ast.File): Program {
     hasKwargs: false,
     paramNames: [],
     numDefaults: 0,
+    simple: false,
     prog,
   };
   return prog;

@@ -109,6 +109,23 @@ function popArgs(stack: Value[], arg: number): { fn: Value; args: Value[]; kwarg
   return { fn, args, kwargs };
 }
 
+// The fast path of a call: a Starlark function with only positional parameters, called with
+// exactly that many positional arguments. Returns undefined to take the general path.
+function enterPositional(thread: Thread, stack: Value[], n: number): typeof PUSHED | undefined {
+  const fn = stack[stack.length - 1 - n];
+  if (!(fn instanceof StarFunction)) return undefined;
+  const code = fn.code;
+  if (!code.simple || code.numParams !== n || thread.frames.length >= thread.limits.maxCallDepth) return undefined;
+  if (!code.prog.recursion) {
+    for (const f of thread.frames) if (f.code === code) return undefined;
+  }
+  const locals = new Array<Value | undefined>(code.localNames.length);
+  for (let i = n - 1; i >= 0; i--) locals[i] = stack.pop();
+  stack.pop();
+  thread.frames.push(new Frame(code, locals, fn, fn.module));
+  return PUSHED;
+}
+
 function doCall(thread: Thread, stack: Value[], arg: number): Value | Promise<Value> | typeof PUSHED {
   const { fn, args, kwargs } = popArgs(stack, arg);
   if (fn instanceof StarFunction) {
@@ -119,7 +136,8 @@ function doCall(thread: Thread, stack: Value[], arg: number): Value | Promise<Va
   return fail(`invalid call of non-function (${typeName(fn)})`);
 }
 
-function unpack(x: Value, n: number): Value[] {
+// The elements of x for an n-target assignment (the caller pushes them last first).
+function unpack(x: Value, n: number): readonly Value[] {
   let elems: readonly Value[];
   if (Array.isArray(x)) elems = x as readonly Value[];
   else if (x instanceof List) elems = x.elems;
@@ -129,7 +147,7 @@ function unpack(x: Value, n: number): Value[] {
   }
   if (elems.length > n) fail(`too many values to unpack (got ${elems.length}, want ${n})`);
   if (elems.length < n) fail(`too few values to unpack (got ${elems.length}, want ${n})`);
-  return elems.slice().reverse();
+  return elems;
 }
 
 function loadModule(thread: Thread, spec: LoadSpec): Value[] | Promise<Value[]> {
@@ -439,7 +457,7 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
         }
         case 65: { // CALL
           fr.pc = pc;
-          const r = doCall(thread, stack, arg);
+          const r = arg < 256 ? (enterPositional(thread, stack, arg) ?? doCall(thread, stack, arg)) : doCall(thread, stack, arg);
           if (r === PUSHED) {
             fr = thread.frames[thread.frames.length - 1] as Frame;
             code = fr.code.code;
@@ -453,6 +471,62 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
           if (r instanceof Promise) return resume(thread, base, fr, r.then((v) => [v]));
           stack.push(r);
           continue;
+        }
+        case 32: { // PLUS
+          const y = stack.pop() ?? null;
+          const x = stack.pop() ?? null;
+          if (typeof x === "number" && typeof y === "number") {
+            const r = x + y;
+            if (Number.isSafeInteger(r)) {
+              stack.push(r);
+              break;
+            }
+          }
+          stack.push(ops.add(x, y));
+          break;
+        }
+        case 33: { // MINUS
+          const y = stack.pop() ?? null;
+          const x = stack.pop() ?? null;
+          if (typeof x === "number" && typeof y === "number") {
+            const r = x - y;
+            if (Number.isSafeInteger(r)) {
+              stack.push(r);
+              break;
+            }
+          }
+          stack.push(ops.sub(x, y));
+          break;
+        }
+        case 43: { // EQL
+          const y = stack.pop() ?? null;
+          stack.push(ops.equals(stack.pop() ?? null, y));
+          break;
+        }
+        case 44: { // NEQ
+          const y = stack.pop() ?? null;
+          stack.push(!ops.equals(stack.pop() ?? null, y));
+          break;
+        }
+        case 45: { // LT
+          const y = stack.pop() ?? null;
+          stack.push(ops.lt(stack.pop() ?? null, y));
+          break;
+        }
+        case 46: { // GT
+          const y = stack.pop() ?? null;
+          stack.push(ops.gt(stack.pop() ?? null, y));
+          break;
+        }
+        case 47: { // LE
+          const y = stack.pop() ?? null;
+          stack.push(ops.le(stack.pop() ?? null, y));
+          break;
+        }
+        case 48: { // GE
+          const y = stack.pop() ?? null;
+          stack.push(ops.ge(stack.pop() ?? null, y));
+          break;
         }
         default:
           exec2(thread, fr, stack, opcode, arg);
@@ -614,9 +688,11 @@ function exec4(thread: Thread, fr: Frame, stack: Value[], opcode: number, arg: n
       ops.setField(x, consts[arg] as string, stack.pop() ?? null);
       return;
     }
-    case 64: // UNPACK
-      for (const v of unpack(stack.pop() ?? null, arg)) stack.push(v);
+    case 64: { // UNPACK
+      const elems = unpack(stack.pop() ?? null, arg);
+      for (let i = elems.length - 1; i >= 0; i--) stack.push(elems[i] ?? null);
       return;
+    }
     case 66: // MAKEFUNC
       stack.push(makeFunction(fr, stack, arg));
       return;

@@ -5,7 +5,7 @@
 //   None -> null, bool -> boolean, string -> string (UTF-16 code units, like starlark-java),
 //   int -> number while it is a safe integer and bigint beyond (always normalised, so
 //   `typeof v === "number"` is the fast path and every int is exact),
-//   tuple -> a frozen JS array.
+//   tuple -> a JS array typed readonly.
 // Everything else is a StarObject subclass: Float (boxed so that 1 and 1.0 stay distinct),
 // List, Dict, StarSet, Range, Bytes, functions, builtins and host objects.
 //
@@ -95,11 +95,13 @@ export function isTuple(v: Value): v is Tuple {
   return Array.isArray(v);
 }
 
+// Tuples are plain arrays typed readonly: no Starlark operation mutates them, and host code
+// must not either. (Object.freeze would move them to V8's slow frozen-elements paths.)
 export function mkTuple(elems: Value[]): Tuple {
-  return Object.freeze(elems);
+  return elems;
 }
 
-export const EMPTY_TUPLE: Tuple = Object.freeze([]);
+export const EMPTY_TUPLE: Tuple = [];
 
 export function isInt(v: Value): v is number | bigint {
   return typeof v === "number" || typeof v === "bigint";
