@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { createUpstreamManager } from "../src/upstream/index.js";
 import type { RunningServer } from "./fixtures/servers.js";
-import { everythingStdio, memoryEnv, memoryStdio, startEverythingHttp, startEverythingSse } from "./fixtures/servers.js";
+import { everythingStdio, memoryEnv, memoryStdio, startEverythingHttp, startEverythingSse, startFaultHttpChild } from "./fixtures/servers.js";
 import { firstText, gatewayConfig, silentLogger, waitForState } from "./fixtures/upstream-harness.js";
 
 describe("upstream manager with the reference servers", () => {
@@ -86,5 +86,30 @@ describe("upstream manager with the reference servers", () => {
     expect([...(status?.tools ?? [])].sort()).toEqual(["echo", "get-sum"]);
     expect(manager.list().map((s) => s.state)).toEqual(["connected", "connected", "connected", "connected"]);
     await expect(waitForState(manager, "ev_http", "connected")).resolves.toMatchObject({ name: "ev_http" });
+  });
+});
+
+describe("the fault fixture as a child process", () => {
+  it("serves streamable HTTP and SSE, and takes faults through POST /control", async () => {
+    const child = await startFaultHttpChild({ tools: ["echo"] });
+    const manager = createUpstreamManager({ logger: silentLogger() });
+    try {
+      await manager.apply(
+        gatewayConfig([
+          { name: "child_http", connection_type: "http", connection_string: `${child.url}/mcp`, tools_to_execute: ["*"] },
+          { name: "child_sse", connection_type: "sse", connection_string: `${child.url}/sse`, tools_to_execute: ["echo"] },
+        ]),
+      );
+      await Promise.all(["child_http", "child_sse"].map((id) => waitForState(manager, id, "connected")));
+      const pid = firstText(await manager.registry.call(manager.registry.resolve("child_http_fault_pid")!, {}));
+      expect(Number(pid)).toBe(child.child.pid);
+      expect(firstText(await manager.registry.call(manager.registry.resolve("child_sse_echo")!, { text: "via sse" }))).toContain("via sse");
+      const res = await fetch(`${child.url}/control`, { method: "POST", body: JSON.stringify({ httpStatus: 500 }) });
+      expect(((await res.json()) as { httpStatus: number }).httpStatus).toBe(500);
+      expect((await fetch(`${child.url}/mcp`, { method: "POST", body: "{}" })).status).toBe(500);
+    } finally {
+      await manager.close();
+      await child.close();
+    }
   });
 });
