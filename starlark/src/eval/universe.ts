@@ -39,6 +39,25 @@ function keyFn(thread: Thread, key: Value | undefined): ((x: Value) => Value | P
   return (x) => call(thread, key, [x]);
 }
 
+// A stable top-down merge sort that asks less(right, left) when merging, the order in which
+// starlark-go's sort meets incomparable elements (so its errors name them the same way).
+export function mergeSort<T>(xs: T[], less: (a: T, b: T) => boolean): T[] {
+  if (xs.length < 2) return xs;
+  const mid = xs.length >> 1;
+  const left = mergeSort(xs.slice(0, mid), less);
+  const right = mergeSort(xs.slice(mid), less);
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < left.length && j < right.length) {
+    if (less(right[j] as T, left[i] as T)) out.push(right[j++] as T);
+    else out.push(left[i++] as T);
+  }
+  while (i < left.length) out.push(left[i++] as T);
+  while (j < right.length) out.push(right[j++] as T);
+  return out;
+}
+
 function sorted(thread: Thread, args: Value[], kwargs: Kwargs): Value | Promise<Value> {
   const [iterable, key, reverse] = unpackArgs(args, kwargs, ["iterable", "key?", "reverse?"]);
   if (!ops.isIterable(iterable ?? null)) fail(`for parameter iterable: got ${typeName(iterable ?? null)}, want iterable`);
@@ -47,9 +66,11 @@ function sorted(thread: Thread, args: Value[], kwargs: Kwargs): Value | Promise<
   const kf = keyFn(thread, key);
   const keys = kf ? mapMaybeAsync(xs, kf) : xs;
   return then(keys, (ks) => {
-    const idx = xs.map((_, i) => i);
-    const cmp = (a: number, b: number): number => ops.compare("<", ks[a] ?? null, ks[b] ?? null);
-    idx.sort(rev ? (a, b) => cmp(b, a) : cmp);
+    const less = (a: number, b: number): boolean => ops.lt(ks[a] ?? null, ks[b] ?? null);
+    const idx = mergeSort(
+      xs.map((_, i) => i),
+      rev ? (a, b) => less(b, a) : less,
+    );
     return new List(idx.map((i) => xs[i] ?? null));
   });
 }
