@@ -62,6 +62,22 @@ describe("naming", () => {
     expect(splitAggregatedName("nobody_x", ["my"])).toBeUndefined();
   });
 
+  it("lists the known client names, connected or not", () => {
+    const { reg } = registry();
+    reg.setClient(client("web", ["a"]));
+    reg.setClient(client("idle", []));
+    expect([...reg.clientNames()].sort()).toEqual(["idle", "web"]);
+    expect(normaliseToolRef("web_get-x", reg.clientNames())).toBe("web_get-x");
+  });
+
+  it("gives an aggregated name that two clients would share to the first client in name order", () => {
+    const { reg } = registry();
+    reg.setClient(client("a_b", ["c"]));
+    reg.setClient(client("a", ["b_c"]));
+    expect(reg.list().filter((e) => e.name === "a_b_c")).toHaveLength(1);
+    expect(reg.resolve("a_b_c")?.client).toBe("a");
+  });
+
   it("orders tools by client name, then tool name", () => {
     const { reg } = registry();
     reg.setClient(client("zeta", ["b", "a"]));

@@ -71,6 +71,7 @@ export class AggregatedToolRegistry implements ToolRegistry {
   #all: readonly ToolEntry[] = EMPTY;
   #direct: readonly ToolEntry[] = EMPTY;
   #byName = new Map<string, ToolEntry>();
+  #clientNames: ReadonlySet<string> = new Set();
 
   constructor(invoke: ToolInvoker) {
     this.#invoke = invoke;
@@ -121,9 +122,10 @@ export class AggregatedToolRegistry implements ToolRegistry {
     this.#emit({ kind: "client-removed", client: name });
   }
 
-  /** Names of the clients the registry knows (connected or not). */
+  /** Names of the clients the registry knows (connected or not); for `parseToolHeaders`. Cached per version. */
   clientNames(): ReadonlySet<string> {
-    return new Set(this.#clients.keys());
+    this.#build();
+    return this.#clientNames;
   }
 
   list(filter?: ToolFilter): readonly ToolEntry[] {
@@ -172,6 +174,7 @@ export class AggregatedToolRegistry implements ToolRegistry {
     this.#all = Object.freeze(all);
     this.#direct = Object.freeze(all.filter((e) => !e.codeMode));
     this.#byName = byName;
+    this.#clientNames = new Set(names);
     this.#builtFor = this.#version;
   }
 

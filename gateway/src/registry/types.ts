@@ -58,7 +58,11 @@ export interface CallOptions {
 export interface ToolRegistry {
   /** Monotonic; changes whenever any tool is added, removed or changed. Readers cache by it. */
   readonly version: number;
-  /** All tools visible under the filter, in a stable order (client name, then tool name). */
+  /**
+   * All tools visible under the filter, in a stable order (client name, then tool name).
+   * Without a filter: every direct tool (code-mode clients' tools need `includeCodeMode`);
+   * that unfiltered list is cached per `version` and returned as the same frozen array.
+   */
   list(filter?: ToolFilter): readonly ToolEntry[];
   /** The entry for an aggregated name, if the tool is currently offered (client connected, in tools_to_execute). */
   resolve(name: string): ToolEntry | undefined;

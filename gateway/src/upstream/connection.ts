@@ -29,7 +29,8 @@
  *
  * A health-check success resets the failure count. Settings that need no new connection
  * (tools_to_execute, tools_to_auto_execute, is_ping_available, is_code_mode_client, the
- * health and timeout settings) are read live or re-applied in place by `update`.
+ * health and timeout settings) are read live or re-applied in place by `update`; a new
+ * check_interval counts from the next check, so the wait already running finishes first.
  */
 import { performance } from "node:perf_hooks";
 
