@@ -71,3 +71,22 @@ describe("sandbox limits", () => {
     expect(lines[5]).toMatch(/print output truncated/);
   });
 });
+
+describe("cancellation while awaiting the host", () => {
+  it("rejects promptly when the signal fires during a host call that never settles", async () => {
+    const { Builtin } = await import("./builtin.js");
+    const hang = new Builtin("hang", () => new Promise<never>(() => {}));
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(new Error("stop")), 20);
+    const err = await execFile({ source: "hang()", predeclared: { hang }, signal: ac.signal }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EvalError);
+    expect((err as EvalError).msg).toBe("Starlark computation cancelled: stop");
+  });
+
+  it("times out a host call that never settles", async () => {
+    const { Builtin } = await import("./builtin.js");
+    const hang = new Builtin("hang", () => new Promise<never>(() => {}));
+    const err = await execFile({ source: "hang()", predeclared: { hang }, limits: { timeoutMs: 30 } }).catch((e: unknown) => e);
+    expect((err as EvalError).msg).toBe("Starlark computation cancelled: timeout after 30 ms");
+  });
+});

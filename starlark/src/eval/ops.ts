@@ -38,8 +38,37 @@ import { Float, isInt, type Iter, mkTuple, repr, StarObject, type Tuple, typeNam
 
 const MAX_DEPTH = 100;
 
+// Hints for Python habits that Starlark lacks, appended to the error they cause.
+const ATTR_HINTS: Readonly<Record<string, string>> = {
+  "list.sort": "Starlark lists have no sort method; use sorted(x), which returns a new list",
+  "list.copy": "use list(x) or x[:]",
+  "list.count": "use len([e for e in x if e == v])",
+  "dict.has_key": "use `k in d`",
+  "dict.iteritems": "use d.items()",
+  "dict.iterkeys": "use d.keys()",
+  "dict.itervalues": "use d.values()",
+  "dict.copy": "use dict(d)",
+  "string.encode": "Starlark strings are text; bytes(s) gives their UTF-8 bytes",
+  "string.decode": "Starlark strings are already text",
+  "string.isnumeric": "use s.isdigit()",
+};
+
+function attrHint(x: Value, name: string): string {
+  const h = ATTR_HINTS[`${typeName(x)}.${name}`];
+  return h === undefined ? "" : ` (hint: ${h})`;
+}
+
+function binaryHint(op: string, x: Value, y: Value): string {
+  const tx = typeName(x);
+  const ty = typeName(y);
+  if (op === "+" && ((tx === "string" && ty !== "string") || (ty === "string" && tx !== "string"))) {
+    return ' (hint: convert with str(x), or format with "%s" % x)';
+  }
+  return "";
+}
+
 function unknownBinary(op: string, x: Value, y: Value): never {
-  return fail(`unknown binary op: ${typeName(x)} ${op} ${typeName(y)}`);
+  return fail(`unknown binary op: ${typeName(x)} ${op} ${typeName(y)}${binaryHint(op, x, y)}`);
 }
 
 function hostBinary(op: string, x: Value, y: Value): Value {
@@ -573,7 +602,7 @@ export function getAttr(x: Value, name: string): Value {
     if (v !== undefined) return v;
   }
   const names = attrNames(x);
-  return fail(`${typeName(x)} has no .${name} field or method${didYouMean(name, names)}`);
+  return fail(`${typeName(x)} has no .${name} field or method${didYouMean(name, names)}${attrHint(x, name)}`);
 }
 
 export function hasAttr(x: Value, name: string): boolean {

@@ -172,8 +172,18 @@ describe("functions", () => {
     const err = await execFile({ filename: "a.star", source: "def f(x):\n    return x + 'a'\nf(1)" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EvalError);
     const e = err as EvalError;
-    expect(e.message).toBe("a.star:2:14: unknown binary op: int + string");
+    expect(e.message).toMatch(/^a\.star:2:14: unknown binary op: int \+ string/);
     expect(e.callStack.map((f) => `${f.name}@${f.line}`)).toEqual(["<toplevel>@3", "f@2"]);
     expect(e.backtrace()).toContain("a.star:3:2: in <toplevel>");
+  });
+});
+
+describe("hints for Python habits", () => {
+  it.each([
+    ["x = [2, 1]\nx.sort()", "list has no .sort field or method (hint: Starlark lists have no sort method; use sorted(x), which returns a new list)"],
+    ["d = {}\nd.has_key(1)", "dict has no .has_key field or method (hint: use `k in d`)"],
+    ['x = "n=" + 1', 'unknown binary op: string + int (hint: convert with str(x), or format with "%s" % x)'],
+  ])("explains the Starlark way for %s", async (src, want) => {
+    expect(await evalError(src)).toBe(want);
   });
 });
