@@ -264,6 +264,20 @@ describe("agent mode against a real MCP server", () => {
     expect(call).toMatchObject({ type: "function_call", role: "assistant", call_id: "p1", name: "ev_get-env", arguments: "{}" });
   });
 
+  it("accepts a Responses mixed response sent back as input and forwards it in the provider's input shape", async () => {
+    fake.push({ body: response({ functionCalls: [{ id: "a2", name: "ev_echo", arguments: { message: "auto" } }, { id: "p2", name: "ev_get-env", arguments: {} }] }) });
+    const first = await tg.openai().responses.create({ model: "fake/m", input: "go" });
+    fake.push({ body: response({ text: "thanks" }) });
+    const input = [{ role: "user", content: "go" }, ...(first.output as unknown[]), { type: "function_call_output", call_id: "p2", output: "ENV=1" }];
+    const second = await tg.openai().responses.create({ model: "fake/m", input: input as OpenAI.Responses.ResponseInput });
+    expect(second.output_text).toBe("thanks");
+    const forwarded = fake.requests[base + 1]!.body.input as Record<string, unknown>[];
+    expect(forwarded[1]).toMatchObject({ type: "message", role: "assistant", content: [{ type: "output_text" }] });
+    expect(forwarded[1]).not.toHaveProperty("id");
+    expect(forwarded[2]).toEqual({ type: "function_call", status: "completed", call_id: "p2", name: "ev_get-env", arguments: "{}" });
+    expect(forwarded[3]).toEqual({ type: "function_call_output", call_id: "p2", output: "ENV=1" });
+  });
+
   it("streams the final Responses output as events ending in response.completed", async () => {
     fake.push({ body: response({ functionCalls: [{ name: "ev_echo", arguments: { message: "e" } }] }) }, { body: response({ text: "evented" }) });
     const stream = await tg.openai().responses.create({ model: "fake/m", input: "go", stream: true });

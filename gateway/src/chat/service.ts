@@ -119,11 +119,31 @@ function aliasHistory(messages: readonly Json[]): readonly Json[] {
   return out ?? messages;
 }
 
-function aliasInput(input: unknown): unknown {
+/**
+ * Responses input items as the provider accepts them. Names of function calls become the
+ * aliases the model saw. Items of a mixed response sent back by the caller are made plain
+ * input: SPEC 4.5 gives them `role` on function calls and `type: "text"` message parts,
+ * which OpenAI's input schema does not take, and ids the provider never stored.
+ */
+function normaliseInputItem(it: Json): Json {
+  if (it.type === "function_call") {
+    const name = typeof it.name === "string" ? functionName(it.name) : it.name;
+    if (it.role === undefined && name === it.name) return it;
+    const { role: _role, id, ...rest } = it;
+    return it.role === undefined ? { ...rest, id, name } : { ...rest, name };
+  }
+  if (it.type === "message" && it.role === "assistant" && Array.isArray(it.content) && (it.content as Json[]).some((p) => p.type === "text")) {
+    const { id: _id, ...rest } = it;
+    return { ...rest, content: (it.content as Json[]).map((p) => (p.type === "text" ? { ...p, type: "output_text" } : p)) };
+  }
+  return it;
+}
+
+function normaliseInput(input: unknown): unknown {
   if (!Array.isArray(input)) return input;
   const items = input as Json[];
-  if (!items.some((it) => it.type === "function_call" && typeof it.name === "string" && functionName(it.name) !== it.name)) return input;
-  return items.map((it) => (it.type === "function_call" && typeof it.name === "string" ? { ...it, name: functionName(it.name) } : it));
+  const out = items.map(normaliseInputItem);
+  return out.some((it, i) => it !== items[i]) ? out : input;
 }
 
 export function createChat(options: ChatOptions): Chat {
@@ -208,7 +228,7 @@ export function createChat(options: ChatOptions): Chat {
     const p = prepare(req, reply, body.model, callerToolNames(body.tools));
     const tools = responsesTools(p.toolset);
     const out: Json = { ...body, model: p.target.model };
-    if (body.input !== undefined) out.input = aliasInput(body.input);
+    if (body.input !== undefined) out.input = normaliseInput(body.input);
     if (tools.length > 0) out.tools = [...(body.tools ?? []), ...tools];
     if (!p.toolset.agent) return proxy(reply, p, responsesDialect, out, body.stream === true);
     const response = await agent(p, responsesDialect, out);
