@@ -34,8 +34,14 @@ export function enterFunction(thread: Thread, fn: StarFunction, args: readonly V
   if (!code.prog.recursion) {
     for (const f of thread.frames) if (f.code === code) fail(`function ${code.name} called recursively`);
   }
-  const locals = setArgs(fn, args, kwargs);
-  for (const i of code.cells) locals[i] = new Cell(locals[i]) as unknown as Value;
+  let locals: (Value | undefined)[];
+  if (code.simple && kwargs.length === 0 && args.length === code.numParams) {
+    locals = new Array<Value | undefined>(code.localNames.length);
+    for (let i = 0; i < args.length; i++) locals[i] = args[i];
+  } else {
+    locals = setArgs(fn, args, kwargs);
+    for (const i of code.cells) locals[i] = new Cell(locals[i]) as unknown as Value;
+  }
   const fr = new Frame(code, locals, fn, fn.module);
   thread.frames.push(fr);
   return fr;

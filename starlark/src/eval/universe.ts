@@ -67,10 +67,19 @@ function sorted(thread: Thread, args: Value[], kwargs: Kwargs): Value | Promise<
   const keys = kf ? mapMaybeAsync(xs, kf) : xs;
   return then(keys, (ks) => {
     const less = (a: number, b: number): boolean => ops.lt(ks[a] ?? null, ks[b] ?? null);
-    const idx = mergeSort(
-      xs.map((_, i) => i),
-      rev ? (a, b) => less(b, a) : less,
-    );
+    const lt = rev ? (a: number, b: number): boolean => less(b, a) : less;
+    let idx = xs.map((_, i) => i);
+    try {
+      // V8's sort is stable; it only fails on incomparable keys.
+      idx.sort((a, b) => (lt(a, b) ? -1 : lt(b, a) ? 1 : 0));
+    } catch {
+      // Re-sort in starlark-go's comparison order so that the error names the operands as
+      // starlark-go does (or, if that order never meets the incomparable pair, succeeds).
+      idx = mergeSort(
+        xs.map((_, i) => i),
+        lt,
+      );
+    }
     return new List(idx.map((i) => xs[i] ?? null));
   });
 }
