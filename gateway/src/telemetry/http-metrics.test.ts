@@ -15,8 +15,11 @@ interface Obs {
 }
 
 /** The same observations through prom-client's own Counter and Histogram. */
-async function reference(custom: readonly string[], observations: readonly Obs[]): Promise<string> {
-  const registry = new Registry();
+async function reference(
+  custom: readonly string[],
+  observations: readonly Obs[],
+  registry = new Registry(),
+): Promise<string> {
   const labelNames = ["path", "method", "status", ...custom];
   const registers = [registry];
   const requests = new Counter({
@@ -102,6 +105,36 @@ describe("pre-aggregated HTTP families", () => {
       expect(await ours(custom, observations)).toBe(await reference(custom, observations));
     },
   );
+
+  test("getMetricsAsJSON gives the same label sets and values as prom-client's own metrics", async () => {
+    const observations = [
+      obs({ headers: { "x-bf-prom-team": "blue" } }),
+      obs({ status: 500, res: undefined }),
+    ];
+    const registry = new Registry();
+    const m = createHttpMetrics(registry, customLabelSet(["team"]));
+    for (const o of observations) m.record(o.path, o.method, o.status, o.headers, o.duration, o.req, o.res);
+    const simplify = (json: Awaited<ReturnType<Registry["getMetricsAsJSON"]>>): unknown =>
+      json.map((f) => ({
+        name: f.name,
+        values: f.values.map((v) => ({
+          labels: v.labels,
+          value: v.value,
+          metricName: (v as { metricName?: string }).metricName,
+        })),
+      }));
+    const ref = new Registry();
+    await reference(["team"], observations, ref);
+    expect(simplify(await registry.getMetricsAsJSON())).toEqual(simplify(await ref.getMetricsAsJSON()));
+  });
+
+  test("resetMetrics clears the series", async () => {
+    const registry = new Registry();
+    const m = createHttpMetrics(registry, customLabelSet([]));
+    m.record("/a", "GET", 200, {}, 0.01, 0, 10);
+    registry.resetMetrics();
+    expect(await registry.metrics()).not.toContain('path="/a"');
+  });
 
   test("unregister removes the four families and nothing else", async () => {
     const registry = new Registry();

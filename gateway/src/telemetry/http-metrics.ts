@@ -71,7 +71,8 @@ interface Series {
 
 interface ExportedValue {
   value: number;
-  labels: LabelValues;
+  /** `le` is a number, as in prom-client's own histograms (JSON consumers see the same type). */
+  labels: Readonly<Record<string, string | number>>;
   sharedLabels?: LabelValues;
   metricName?: string;
 }
@@ -84,14 +85,22 @@ function family(
   help: string,
   type: "counter" | "histogram",
   values: () => ExportedValue[],
+  reset: () => void,
 ): Metric {
+  const data = (v: ExportedValue[]): object => ({ name, help, type, aggregator: "sum", values: v });
   const metric = {
     name,
     help,
     type,
     aggregator: "sum",
-    get: () => Promise.resolve({ name, help, type, aggregator: "sum", values: values() }),
-    reset: () => undefined,
+    // Text exposition: series labels as sharedLabels, formatted once per series and cached.
+    getForPromString: () => Promise.resolve(data(values())),
+    // JSON (getMetricsAsJSON, cluster aggregation): labels merged, as prom-client's get() does.
+    get: () =>
+      Promise.resolve(
+        data(values().map(({ sharedLabels, ...v }) => ({ ...v, labels: { ...v.labels, ...sharedLabels } }))),
+      ),
+    reset,
   };
   // prom-client's types name only its own classes, but its Registry needs just this shape.
   return metric as unknown as Metric;
@@ -106,7 +115,7 @@ function histogramValues(name: string, series: Iterable<Series>, key: HistKey): 
     h.bounds.forEach((le, i) => {
       acc += h.slots[i] as number;
       out.push({
-        labels: { le: String(le) },
+        labels: { le },
         sharedLabels: s.labels,
         value: acc,
         metricName: `${name}_bucket`,
@@ -141,30 +150,36 @@ export function createHttpMetrics(registry: Registry, custom: CustomLabelSet): H
     };
   }
 
+  // The four families share one table, so Registry#resetMetrics resetting any resets all.
+  const clear = (): void => table.clear();
   const families = [
     family(
       "http_requests_total",
       "HTTP requests served, by route pattern, method and status.",
       "counter",
       () => [...table.values()].map((s) => ({ labels: s.labels, value: s.requests })),
+      clear,
     ),
     family(
       "http_request_duration_seconds",
       "Time from receiving the request to finishing the response, in seconds.",
       "histogram",
       () => histogramValues("http_request_duration_seconds", table.values(), "duration"),
+      clear,
     ),
     family(
       "http_request_size_bytes",
       "Request body size in bytes (Content-Length, or the received body).",
       "histogram",
       () => histogramValues("http_request_size_bytes", table.values(), "requestSize"),
+      clear,
     ),
     family(
       "http_response_size_bytes",
       "Response body size in bytes; streamed responses of unknown length are not observed.",
       "histogram",
       () => histogramValues("http_response_size_bytes", table.values(), "responseSize"),
+      clear,
     ),
   ];
   for (const f of families) registry.registerMetric(f);
