@@ -6,6 +6,8 @@
  * crashes the process. The subscriber re-subscribes every wanted channel whenever it becomes
  * ready and then tells `onReconnect` listeners to resync what they may have missed.
  */
+import type { EventEmitter } from "node:events";
+
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 
@@ -50,9 +52,35 @@ async function whenReady(conn: Redis, knownDown: boolean, firstReady: Promise<vo
   await withDeadline(firstReady, ms, "connecting");
 }
 
-/** One shared listener per connection, however many commands wait for the first connect. */
-function readyOnce(conn: Redis): Promise<void> {
-  return new Promise((resolve) => conn.once("ready", () => resolve()));
+/**
+ * The outcome of the first connect attempt, shared by every command waiting for it (one
+ * listener pair per connection): ready, or the first error (refused, WRONGPASS, TLS...).
+ */
+function firstOutcome(conn: Redis): Promise<void> {
+  const outcome = new Promise<void>((resolve, reject) => {
+    conn.once("ready", () => resolve());
+    conn.once("error", reject);
+  });
+  outcome.catch(() => undefined); // nobody may be waiting; the error is logged by the main listener
+  return outcome;
+}
+
+/**
+ * ioredis listens for a socket's errors with `once`; a TLS socket can emit a second error (an
+ * SSL alert after a certificate failure), which would be an uncaught exception and crash the
+ * process. A permanent no-op listener on every socket absorbs it; ioredis still handles the
+ * first through its own listener. This wraps ioredis' private `connector`, checked at runtime
+ * (if a future ioredis renames it, the guard is skipped, not broken).
+ */
+function guardSockets(conn: Redis): void {
+  const connector = (conn as unknown as { connector?: { connect?: (emit: unknown) => Promise<EventEmitter> } }).connector;
+  const original = connector?.connect?.bind(connector);
+  if (!connector || !original) return;
+  connector.connect = (emit: unknown) =>
+    original(emit).then((socket) => {
+      socket.on("error", () => undefined);
+      return socket;
+    });
 }
 
 export class RedisBackend implements Backend {
@@ -69,6 +97,8 @@ export class RedisBackend implements Backend {
   private subReady = false;
   /** A connection was up or failed once: from then on not-ready fails at once. */
   private readonly settled = new WeakSet<Redis>();
+  /** The connection's last error, so "not connected" can say why (refused, WRONGPASS, certificate...). */
+  private readonly lastError = new WeakMap<Redis, string>();
   private down = false;
   private readonly clientFirstReady: Promise<void>;
   private readonly subFirstReady: Promise<void>;
@@ -76,14 +106,19 @@ export class RedisBackend implements Backend {
   constructor(target: RedisTarget, logger: Logger, connectionName: string) {
     this.display = target.display;
     this.logger = logger;
-    const options = { ...target.options, ...boundedOptions(connectionName) };
+    // lazyConnect: the sockets are guarded (guardSockets) before the first connect starts.
+    const options = { ...target.options, ...boundedOptions(connectionName), lazyConnect: true };
     this.client = target.url === undefined ? new Redis(options) : new Redis(target.url, options);
     // The subscriber re-subscribes itself on "ready" (below), with the full current channel set.
     this.sub = this.client.duplicate({ autoResubscribe: false, connectionName: `${connectionName}:sub` });
-    this.clientFirstReady = readyOnce(this.client);
-    this.subFirstReady = readyOnce(this.sub);
+    this.clientFirstReady = firstOutcome(this.client);
+    this.subFirstReady = firstOutcome(this.sub);
     for (const [name, conn] of [["commands", this.client], ["subscriber", this.sub]] as const) {
-      conn.on("error", (err: Error) => this.onError(name, err));
+      conn.on("error", (err: Error) => {
+        this.settled.add(conn);
+        this.lastError.set(conn, err.message);
+        this.onError(name, err);
+      });
       conn.on("ready", () => this.settled.add(conn));
       conn.on("close", () => this.settled.add(conn));
     }
@@ -95,6 +130,10 @@ export class RedisBackend implements Backend {
     this.sub.on("message", (channel: string, payload: string) => {
       for (const l of this.messageListeners) l(channel, payload);
     });
+    for (const conn of [this.client, this.sub]) {
+      guardSockets(conn);
+      conn.connect().catch(() => undefined); // failures arrive as "error" events, handled above
+    }
   }
 
   private onError(connection: string, err: Error): void {
@@ -124,11 +163,13 @@ export class RedisBackend implements Backend {
     }
   }
 
-  private unavailable(command: string, e: unknown): GatewayError {
+  private unavailable(command: string, e: unknown, conn: Redis = this.client): GatewayError {
     if (isGatewayError(e)) return e;
+    const lastSeen = conn.status === "ready" ? undefined : this.lastError.get(conn);
+    const last = lastSeen === reason(e) ? undefined : lastSeen;
     return new GatewayError(
       "TG_ERR_STATE_UNAVAILABLE",
-      `the state store is unavailable: Redis at ${this.display} failed ${command}: ${reason(e)}. ` +
+      `the state store is unavailable: Redis at ${this.display} failed ${command}: ${reason(e)}${last ? ` (last connection error: ${last})` : ""}. ` +
         "Check that Redis is reachable (state.redis_url / TOOLGATE_REDIS_URL); requests that need shared state fail until it is back.",
       { command, redis: this.display },
       { cause: e },
@@ -144,7 +185,7 @@ export class RedisBackend implements Backend {
       await whenReady(conn, this.settled.has(conn), first ? this.clientFirstReady : this.subFirstReady, COMMAND_TIMEOUT_MS);
       return await withDeadline(fn(conn), COMMAND_TIMEOUT_MS - (Date.now() - started), command);
     } catch (e) {
-      throw this.unavailable(command, e);
+      throw this.unavailable(command, e, conn);
     }
   }
 
