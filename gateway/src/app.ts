@@ -12,7 +12,13 @@
 import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyPluginCallback, type FastifyPluginOptions, type RouteOptions } from "fastify";
+import Fastify, {
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyPluginCallback,
+  type FastifyPluginOptions,
+  type RouteOptions,
+} from "fastify";
 import type { Logger } from "pino";
 
 import type { GatewayConfig } from "./config/schema.js";
@@ -55,7 +61,9 @@ export function gatewayVersion(): string {
 const MCP_PREFIXES = ["/mcp", "/v1/"];
 
 export function bodyLimitFor(url: string, config: GatewayConfig): number {
-  const large = MCP_PREFIXES.some((p) => url === p || url.startsWith(p.endsWith("/") ? p : `${p}/`) || url.startsWith(`${p}?`));
+  const large = MCP_PREFIXES.some(
+    (p) => url === p || url.startsWith(p.endsWith("/") ? p : `${p}/`) || url.startsWith(`${p}?`),
+  );
   return large ? config.server.body_limit_mcp : config.server.body_limit_api;
 }
 
@@ -98,15 +106,21 @@ function registerHealth(app: FastifyInstance, deps: AppDeps): void {
     const status = Object.values(clients).every((s) => s === "connected") ? "ok" : "degraded";
     return { status, version, uptime_s: Math.round((performance.now() - started) / 100) / 10, clients };
   });
-  app.get("/ready", { schema: { response: { 200: READY_RESPONSE, 503: READY_RESPONSE } } }, async (_request, reply) => {
-    if (!deps.state) return { status: "ready" };
-    try {
-      await withTimeout(deps.state.ping(), deps.readyTimeoutMs ?? 2000);
-      return { status: "ready" };
-    } catch (e) {
-      return reply.status(503).send({ status: "not_ready", reason: `state store unavailable: ${(e as Error).message}` });
-    }
-  });
+  app.get(
+    "/ready",
+    { schema: { response: { 200: READY_RESPONSE, 503: READY_RESPONSE } } },
+    async (_request, reply) => {
+      if (!deps.state) return { status: "ready" };
+      try {
+        await withTimeout(deps.state.ping(), deps.readyTimeoutMs ?? 2000);
+        return { status: "ready" };
+      } catch (e) {
+        return reply
+          .status(503)
+          .send({ status: "not_ready", reason: `state store unavailable: ${(e as Error).message}` });
+      }
+    },
+  );
 }
 
 export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<FastifyInstance> {

@@ -49,7 +49,8 @@ function loadStartupConfig(args: CliArgs, secrets: SecretSource): Loaded {
   try {
     text = readFileSync(args.configPath, "utf8");
   } catch (e) {
-    const reason = (e as NodeJS.ErrnoException).code === "ENOENT" ? "the file does not exist" : (e as Error).message;
+    const reason =
+      (e as NodeJS.ErrnoException).code === "ENOENT" ? "the file does not exist" : (e as Error).message;
     throw new Error(`cannot read the config file ${args.configPath}: ${reason}`, { cause: e });
   }
   const config = parseConfigText(text, args.configPath);
@@ -71,7 +72,13 @@ function featurePlugins(_services: Services, _getConfig: () => GatewayConfig): A
   return [];
 }
 
-function watchForReload(path: string, initialText: string | undefined, args: CliArgs, services: Services, current: { config: GatewayConfig }): ConfigWatcher {
+function watchForReload(
+  path: string,
+  initialText: string | undefined,
+  args: CliArgs,
+  services: Services,
+  current: { config: GatewayConfig },
+): ConfigWatcher {
   return watchConfig(
     path,
     {
@@ -89,7 +96,12 @@ function watchForReload(path: string, initialText: string | undefined, args: Cli
   );
 }
 
-function installShutdown(app: FastifyInstance, services: Services, getConfig: () => GatewayConfig, watcher: ConfigWatcher | undefined): void {
+function installShutdown(
+  app: FastifyInstance,
+  services: Services,
+  getConfig: () => GatewayConfig,
+  watcher: ConfigWatcher | undefined,
+): void {
   let stopping = false;
   const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
     if (stopping) {
@@ -98,7 +110,10 @@ function installShutdown(app: FastifyInstance, services: Services, getConfig: ()
     }
     stopping = true;
     const graceMs = durationMs(getConfig().server.shutdown_grace_period);
-    services.logger.info({ signal, grace_ms: graceMs }, "shutting down: no new requests; waiting for in-flight ones");
+    services.logger.info(
+      { signal, grace_ms: graceMs },
+      "shutting down: no new requests; waiting for in-flight ones",
+    );
     watcher?.close();
     // Long-lived streams (GET /mcp SSE) never finish on their own; after the grace period they are cut.
     const cut = setTimeout(() => {
@@ -123,7 +138,9 @@ function installShutdown(app: FastifyInstance, services: Services, getConfig: ()
 }
 
 function readVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version?: string };
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    version?: string;
+  };
   return pkg.version ?? "0.0.0";
 }
 
@@ -158,7 +175,12 @@ async function main(): Promise<void> {
 
   // The server's modules load only once the command line and the config are known good, so
   // --help and a config mistake answer at once instead of after loading fastify and the SDKs.
-  const [{ buildApp }, { configuredRedisUrl, createStateStore }, { createLogger }, { createUpstreamManager }] = await Promise.all([
+  const [
+    { buildApp },
+    { configuredRedisUrl, createStateStore },
+    { createLogger },
+    { createUpstreamManager },
+  ] = await Promise.all([
     import("./app.js"),
     import("./state/index.js"),
     import("./telemetry/logger.js"),
@@ -166,11 +188,20 @@ async function main(): Promise<void> {
   ]);
 
   const logger = createLogger(current.config);
-  const state = createStateStore({ redisUrl: configuredRedisUrl(current.config.state, process.env), logger, secrets });
+  const state = createStateStore({
+    redisUrl: configuredRedisUrl(current.config.state, process.env),
+    logger,
+    secrets,
+  });
   const upstream = createUpstreamManager({ logger, secrets });
   const services: Services = { logger, upstream, state };
 
-  const app = await buildApp(current.config, { logger, upstream, state, plugins: featurePlugins(services, getConfig) });
+  const app = await buildApp(current.config, {
+    logger,
+    upstream,
+    state,
+    plugins: featurePlugins(services, getConfig),
+  });
   const { host, port } = current.config.server;
   try {
     await app.listen({ host, port });
@@ -183,8 +214,13 @@ async function main(): Promise<void> {
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${boundPort}`;
   logger.info({ url, config: args.configPath ?? "(embedded default)" }, "toolgate listening");
 
-  upstream.apply(current.config).catch((e: unknown) => logger.error({ err: e }, "starting the upstream clients failed"));
-  const watcher = args.configPath === undefined ? undefined : watchForReload(args.configPath, loaded.text, args, services, current);
+  upstream
+    .apply(current.config)
+    .catch((e: unknown) => logger.error({ err: e }, "starting the upstream clients failed"));
+  const watcher =
+    args.configPath === undefined
+      ? undefined
+      : watchForReload(args.configPath, loaded.text, args, services, current);
   installShutdown(app, services, getConfig, watcher);
 }
 

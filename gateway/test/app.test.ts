@@ -37,7 +37,10 @@ const failing: FastifyPluginAsync = (app) => {
     throw new TypeError("Cannot read properties of undefined (reading 'secretThing')");
   });
   app.post("/api/zod", (request) => {
-    z.strictObject({ name: z.string().regex(/^[a-z]+$/, { message: "lowercase letters only" }), tools: z.array(z.string()) }).parse(request.body);
+    z.strictObject({
+      name: z.string().regex(/^[a-z]+$/, { message: "lowercase letters only" }),
+      tools: z.array(z.string()),
+    }).parse(request.body);
     return { ok: true };
   });
   app.post(
@@ -58,7 +61,9 @@ const failing: FastifyPluginAsync = (app) => {
   app.post("/api/echo", (request) => ({ size: JSON.stringify(request.body).length }));
   app.post("/mcp", (request) => ({ size: JSON.stringify(request.body).length }));
   app.post("/v1/chat/completions", (request) => ({ size: JSON.stringify(request.body).length }));
-  app.post("/api/own-limit", { bodyLimit: 2048 }, (request) => ({ size: JSON.stringify(request.body).length }));
+  app.post("/api/own-limit", { bodyLimit: 2048 }, (request) => ({
+    size: JSON.stringify(request.body).length,
+  }));
   app.get("/api/admin", { preHandler: adminAuth(() => currentConfig) }, () => ({ ok: true }));
   return Promise.resolve();
 };
@@ -69,7 +74,12 @@ async function build(input: GatewayConfigInput = {}, deps: Partial<Parameters<ty
   const lines: LogLine[] = [];
   const logger = pino({ level: "debug" }, { write: (s: string) => lines.push(JSON.parse(s) as LogLine) });
   currentConfig = parseConfig(input);
-  const app = await buildApp(currentConfig, { logger, plugins: [{ plugin: failing }], version: "9.9.9", ...deps });
+  const app = await buildApp(currentConfig, {
+    logger,
+    plugins: [{ plugin: failing }],
+    version: "9.9.9",
+    ...deps,
+  });
   apps.push(app);
   return { app, lines };
 }
@@ -77,13 +87,40 @@ async function build(input: GatewayConfigInput = {}, deps: Partial<Parameters<ty
 const json = (size: number) => JSON.stringify({ data: "x".repeat(size) });
 
 describe("error envelope", () => {
-  test.each<[string, { method: "GET" | "POST"; url: string; payload?: string; headers?: Record<string, string> }, number, object]>([
-    ["a GatewayError keeps its code, message and details", { method: "GET", url: "/api/gateway-error" }, 404, { code: "TG_ERR_CLIENT_NOT_FOUND", message: 'no MCP client with id "x"', details: { id: "x" } }],
-    ["a conflict is 409", { method: "GET", url: "/api/conflict" }, 409, { code: "TG_ERR_CLIENT_NAME_TAKEN", message: "an MCP client with that name exists" }],
-    ["an unknown route is 404", { method: "GET", url: "/nowhere?x=1" }, 404, { code: "TG_ERR_NOT_FOUND", message: "no route for GET /nowhere" }],
+  test.each<
+    [
+      string,
+      { method: "GET" | "POST"; url: string; payload?: string; headers?: Record<string, string> },
+      number,
+      object,
+    ]
+  >([
+    [
+      "a GatewayError keeps its code, message and details",
+      { method: "GET", url: "/api/gateway-error" },
+      404,
+      { code: "TG_ERR_CLIENT_NOT_FOUND", message: 'no MCP client with id "x"', details: { id: "x" } },
+    ],
+    [
+      "a conflict is 409",
+      { method: "GET", url: "/api/conflict" },
+      409,
+      { code: "TG_ERR_CLIENT_NAME_TAKEN", message: "an MCP client with that name exists" },
+    ],
+    [
+      "an unknown route is 404",
+      { method: "GET", url: "/nowhere?x=1" },
+      404,
+      { code: "TG_ERR_NOT_FOUND", message: "no route for GET /nowhere" },
+    ],
     [
       "a zod error is 400 with field paths",
-      { method: "POST", url: "/api/zod", payload: JSON.stringify({ name: "A-1", tools: [1], extra: true }), headers: { "content-type": "application/json" } },
+      {
+        method: "POST",
+        url: "/api/zod",
+        payload: JSON.stringify({ name: "A-1", tools: [1], extra: true }),
+        headers: { "content-type": "application/json" },
+      },
       400,
       {
         code: "TG_ERR_VALIDATION",
@@ -99,33 +136,79 @@ describe("error envelope", () => {
     ],
     [
       "a fastify schema error is 400 with field paths",
-      { method: "POST", url: "/api/schema", payload: JSON.stringify({ tools: [] }), headers: { "content-type": "application/json" } },
+      {
+        method: "POST",
+        url: "/api/schema",
+        payload: JSON.stringify({ tools: [] }),
+        headers: { "content-type": "application/json" },
+      },
       400,
-      { code: "TG_ERR_VALIDATION", message: "the request is invalid", details: { problems: [{ path: "body.name", message: "must have required property 'name'" }] } },
+      {
+        code: "TG_ERR_VALIDATION",
+        message: "the request is invalid",
+        details: { problems: [{ path: "body.name", message: "must have required property 'name'" }] },
+      },
     ],
     [
       "a fastify schema error on the query names the query",
-      { method: "POST", url: "/api/schema?limit=abc", payload: JSON.stringify({ name: "a" }), headers: { "content-type": "application/json" } },
+      {
+        method: "POST",
+        url: "/api/schema?limit=abc",
+        payload: JSON.stringify({ name: "a" }),
+        headers: { "content-type": "application/json" },
+      },
       400,
-      { code: "TG_ERR_VALIDATION", details: { problems: [{ path: "query.limit", message: "must be integer" }] } },
+      {
+        code: "TG_ERR_VALIDATION",
+        details: { problems: [{ path: "query.limit", message: "must be integer" }] },
+      },
     ],
     [
       "an unknown body field under a fastify schema is named",
-      { method: "POST", url: "/api/schema", payload: JSON.stringify({ name: "a", nmae: "b" }), headers: { "content-type": "application/json" } },
+      {
+        method: "POST",
+        url: "/api/schema",
+        payload: JSON.stringify({ name: "a", nmae: "b" }),
+        headers: { "content-type": "application/json" },
+      },
       400,
       { code: "TG_ERR_VALIDATION", details: { problems: [{ path: "body.nmae", message: "unknown field" }] } },
     ],
-    ["malformed JSON is 400", { method: "POST", url: "/api/echo", payload: '{"a":', headers: { "content-type": "application/json" } }, 400, { code: "TG_ERR_BODY_INVALID_JSON" }],
-    ["an unsupported content type is 415", { method: "POST", url: "/api/echo", payload: "<a/>", headers: { "content-type": "application/xml" } }, 415, { code: "TG_ERR_UNSUPPORTED_MEDIA_TYPE" }],
+    [
+      "malformed JSON is 400",
+      { method: "POST", url: "/api/echo", payload: '{"a":', headers: { "content-type": "application/json" } },
+      400,
+      { code: "TG_ERR_BODY_INVALID_JSON" },
+    ],
+    [
+      "an unsupported content type is 415",
+      { method: "POST", url: "/api/echo", payload: "<a/>", headers: { "content-type": "application/xml" } },
+      415,
+      { code: "TG_ERR_UNSUPPORTED_MEDIA_TYPE" },
+    ],
     [
       "a body over the /api limit is 413",
-      { method: "POST", url: "/api/echo", payload: json(1024 * 1024), headers: { "content-type": "application/json" } },
+      {
+        method: "POST",
+        url: "/api/echo",
+        payload: json(1024 * 1024),
+        headers: { "content-type": "application/json" },
+      },
       413,
-      { code: "TG_ERR_BODY_TOO_LARGE", message: "the request body is larger than the limit of 1048576 bytes", details: { limit_bytes: 1048576 } },
+      {
+        code: "TG_ERR_BODY_TOO_LARGE",
+        message: "the request body is larger than the limit of 1048576 bytes",
+        details: { limit_bytes: 1048576 },
+      },
     ],
     [
       "a route's own limit wins",
-      { method: "POST", url: "/api/own-limit", payload: json(3000), headers: { "content-type": "application/json" } },
+      {
+        method: "POST",
+        url: "/api/own-limit",
+        payload: json(3000),
+        headers: { "content-type": "application/json" },
+      },
       413,
       { code: "TG_ERR_BODY_TOO_LARGE", details: { limit_bytes: 2048 } },
     ],
@@ -137,16 +220,19 @@ describe("error envelope", () => {
     expect(res.json()).toEqual({ error: expect.objectContaining(error) as unknown });
   });
 
-  test.each(["/api/crash", "/api/crash-async"])("an unexpected error at %s is a 500 with no internals, logged with the request id", async (url) => {
-    const { app, lines } = await build();
-    const res = await app.inject({ method: "GET", url, headers: { "x-request-id": "trace-123" } });
-    expect(res.statusCode).toBe(500);
-    expect(res.json()).toEqual({ error: { code: "TG_ERR_INTERNAL", message: "internal error" } });
-    expect(res.body).not.toMatch(/ECONNREFUSED|hunter2|secretThing|at /);
-    const logged = lines.find((l) => l.level === 50);
-    expect(logged?.reqId).toBe("trace-123");
-    expect(logged?.err?.stack).toBeTruthy();
-  });
+  test.each(["/api/crash", "/api/crash-async"])(
+    "an unexpected error at %s is a 500 with no internals, logged with the request id",
+    async (url) => {
+      const { app, lines } = await build();
+      const res = await app.inject({ method: "GET", url, headers: { "x-request-id": "trace-123" } });
+      expect(res.statusCode).toBe(500);
+      expect(res.json()).toEqual({ error: { code: "TG_ERR_INTERNAL", message: "internal error" } });
+      expect(res.body).not.toMatch(/ECONNREFUSED|hunter2|secretThing|at /);
+      const logged = lines.find((l) => l.level === 50);
+      expect(logged?.reqId).toBe("trace-123");
+      expect(logged?.err?.stack).toBeTruthy();
+    },
+  );
 });
 
 describe("body limits", () => {
@@ -155,27 +241,50 @@ describe("body limits", () => {
     const body = json(2 * 1024 * 1024);
     const headers = { "content-type": "application/json" };
     expect((await app.inject({ method: "POST", url: "/mcp", payload: body, headers })).statusCode).toBe(200);
-    expect((await app.inject({ method: "POST", url: "/v1/chat/completions", payload: body, headers })).statusCode).toBe(200);
-    expect((await app.inject({ method: "POST", url: "/api/echo", payload: body, headers })).statusCode).toBe(413);
-    expect((await app.inject({ method: "POST", url: "/mcp", payload: json(5 * 1024 * 1024), headers })).statusCode).toBe(413);
+    expect(
+      (await app.inject({ method: "POST", url: "/v1/chat/completions", payload: body, headers })).statusCode,
+    ).toBe(200);
+    expect((await app.inject({ method: "POST", url: "/api/echo", payload: body, headers })).statusCode).toBe(
+      413,
+    );
+    expect(
+      (await app.inject({ method: "POST", url: "/mcp", payload: json(5 * 1024 * 1024), headers })).statusCode,
+    ).toBe(413);
   });
 
   test("the limits come from server.body_limit_api and server.body_limit_mcp", async () => {
     const { app } = await build({ server: { body_limit_api: 2000, body_limit_mcp: 5000 } });
     const headers = { "content-type": "application/json" };
-    expect((await app.inject({ method: "POST", url: "/api/echo", payload: json(3000), headers })).json()).toMatchObject({ error: { details: { limit_bytes: 2000 } } });
-    expect((await app.inject({ method: "POST", url: "/mcp", payload: json(3000), headers })).statusCode).toBe(200);
-    expect((await app.inject({ method: "POST", url: "/mcp", payload: json(6000), headers })).statusCode).toBe(413);
+    expect(
+      (await app.inject({ method: "POST", url: "/api/echo", payload: json(3000), headers })).json(),
+    ).toMatchObject({ error: { details: { limit_bytes: 2000 } } });
+    expect((await app.inject({ method: "POST", url: "/mcp", payload: json(3000), headers })).statusCode).toBe(
+      200,
+    );
+    expect((await app.inject({ method: "POST", url: "/mcp", payload: json(6000), headers })).statusCode).toBe(
+      413,
+    );
   });
 });
 
 describe("request ids", () => {
   test("a sane incoming x-request-id is kept and echoed; an insane one is replaced", async () => {
     const { app, lines } = await build();
-    const kept = await app.inject({ method: "GET", url: "/health", headers: { "x-request-id": "abc-123.def:9" } });
+    const kept = await app.inject({
+      method: "GET",
+      url: "/health",
+      headers: { "x-request-id": "abc-123.def:9" },
+    });
     expect(kept.headers["x-request-id"]).toBe("abc-123.def:9");
-    expect(lines.filter((l) => l.reqId === "abc-123.def:9").map((l) => l.msg)).toEqual(["incoming request", "request completed"]);
-    const replaced = await app.inject({ method: "GET", url: "/health", headers: { "x-request-id": 'evil"\n{"level":60}' } });
+    expect(lines.filter((l) => l.reqId === "abc-123.def:9").map((l) => l.msg)).toEqual([
+      "incoming request",
+      "request completed",
+    ]);
+    const replaced = await app.inject({
+      method: "GET",
+      url: "/health",
+      headers: { "x-request-id": 'evil"\n{"level":60}' },
+    });
     expect(replaced.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
     const fresh = await app.inject({ method: "GET", url: "/health" });
     expect(fresh.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
@@ -195,13 +304,20 @@ describe("/health and /ready", () => {
     const res = await app.inject({ method: "GET", url: "/health" });
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body).toMatchObject({ status: "degraded", version: "9.9.9", clients: { everything: "connected", files: "disconnected" } });
+    expect(body).toMatchObject({
+      status: "degraded",
+      version: "9.9.9",
+      clients: { everything: "connected", files: "disconnected" },
+    });
     expect(typeof body.uptime_s).toBe("number");
   });
 
   test("/health is ok with no clients", async () => {
     const { app } = await build();
-    expect((await app.inject({ method: "GET", url: "/health" })).json()).toMatchObject({ status: "ok", clients: {} });
+    expect((await app.inject({ method: "GET", url: "/health" })).json()).toMatchObject({
+      status: "ok",
+      clients: {},
+    });
   });
 
   test("/ready is 200 while the state store answers and 503 with the reason when it does not", async () => {
@@ -212,7 +328,10 @@ describe("/health and /ready", () => {
     up = false;
     const down = await app.inject({ method: "GET", url: "/ready" });
     expect(down.statusCode).toBe(503);
-    expect(down.json()).toEqual({ status: "not_ready", reason: "state store unavailable: connection refused" });
+    expect(down.json()).toEqual({
+      status: "not_ready",
+      reason: "state store unavailable: connection refused",
+    });
   });
 
   test("/ready is 503 when the state store hangs", async () => {
@@ -229,10 +348,21 @@ describe("admin auth", () => {
 
   test("without server.auth, loopback callers pass and others get 403", async () => {
     const { app } = await build();
-    expect((await app.inject({ method: "GET", url: "/api/admin", remoteAddress: "127.0.0.1" })).statusCode).toBe(200);
-    expect((await app.inject({ method: "GET", url: "/api/admin", remoteAddress: "::1" })).statusCode).toBe(200);
-    expect((await app.inject({ method: "GET", url: "/api/admin", remoteAddress: "::ffff:127.0.0.1" })).statusCode).toBe(200);
-    const remote = await app.inject({ method: "GET", url: "/api/admin", remoteAddress: "10.1.2.3", headers: { "x-forwarded-for": "127.0.0.1" } });
+    expect(
+      (await app.inject({ method: "GET", url: "/api/admin", remoteAddress: "127.0.0.1" })).statusCode,
+    ).toBe(200);
+    expect((await app.inject({ method: "GET", url: "/api/admin", remoteAddress: "::1" })).statusCode).toBe(
+      200,
+    );
+    expect(
+      (await app.inject({ method: "GET", url: "/api/admin", remoteAddress: "::ffff:127.0.0.1" })).statusCode,
+    ).toBe(200);
+    const remote = await app.inject({
+      method: "GET",
+      url: "/api/admin",
+      remoteAddress: "10.1.2.3",
+      headers: { "x-forwarded-for": "127.0.0.1" },
+    });
     expect(remote.statusCode).toBe(403);
     expect(remote.json().error.code).toBe("TG_ERR_FORBIDDEN");
   });
@@ -242,20 +372,65 @@ describe("admin auth", () => {
     const none = await app.inject({ method: "GET", url: "/api/admin" });
     expect(none.statusCode).toBe(401);
     expect(none.headers["www-authenticate"]).toMatch(/^Basic realm="toolgate"/);
-    expect(none.json().error).toEqual({ code: "TG_ERR_UNAUTHORIZED", message: "HTTP Basic authentication required" });
-    expect((await app.inject({ method: "GET", url: "/api/admin", headers: { authorization: basic("admin", "wrong") } })).statusCode).toBe(401);
-    expect((await app.inject({ method: "GET", url: "/api/admin", headers: { authorization: basic("root", "s3cret") } })).statusCode).toBe(401);
-    expect((await app.inject({ method: "GET", url: "/api/admin", headers: { authorization: "Bearer s3cret" } })).statusCode).toBe(401);
-    const ok = await app.inject({ method: "GET", url: "/api/admin", remoteAddress: "10.1.2.3", headers: { authorization: basic("admin", "s3cret") } });
+    expect(none.json().error).toEqual({
+      code: "TG_ERR_UNAUTHORIZED",
+      message: "HTTP Basic authentication required",
+    });
+    expect(
+      (
+        await app.inject({
+          method: "GET",
+          url: "/api/admin",
+          headers: { authorization: basic("admin", "wrong") },
+        })
+      ).statusCode,
+    ).toBe(401);
+    expect(
+      (
+        await app.inject({
+          method: "GET",
+          url: "/api/admin",
+          headers: { authorization: basic("root", "s3cret") },
+        })
+      ).statusCode,
+    ).toBe(401);
+    expect(
+      (await app.inject({ method: "GET", url: "/api/admin", headers: { authorization: "Bearer s3cret" } }))
+        .statusCode,
+    ).toBe(401);
+    const ok = await app.inject({
+      method: "GET",
+      url: "/api/admin",
+      remoteAddress: "10.1.2.3",
+      headers: { authorization: basic("admin", "s3cret") },
+    });
     expect(ok.statusCode).toBe(200);
   });
 
   test("a password with a colon and an env reference work", async () => {
     process.env.TOOLGATE_TEST_ADMIN_PW = "a:b:c";
     try {
-      const { app } = await build({ server: { auth: { username: "admin", password: "env.TOOLGATE_TEST_ADMIN_PW" } } });
-      expect((await app.inject({ method: "GET", url: "/api/admin", headers: { authorization: basic("admin", "a:b:c") } })).statusCode).toBe(200);
-      expect((await app.inject({ method: "GET", url: "/api/admin", headers: { authorization: basic("admin", "env.TOOLGATE_TEST_ADMIN_PW") } })).statusCode).toBe(401);
+      const { app } = await build({
+        server: { auth: { username: "admin", password: "env.TOOLGATE_TEST_ADMIN_PW" } },
+      });
+      expect(
+        (
+          await app.inject({
+            method: "GET",
+            url: "/api/admin",
+            headers: { authorization: basic("admin", "a:b:c") },
+          })
+        ).statusCode,
+      ).toBe(200);
+      expect(
+        (
+          await app.inject({
+            method: "GET",
+            url: "/api/admin",
+            headers: { authorization: basic("admin", "env.TOOLGATE_TEST_ADMIN_PW") },
+          })
+        ).statusCode,
+      ).toBe(401);
     } finally {
       delete process.env.TOOLGATE_TEST_ADMIN_PW;
     }

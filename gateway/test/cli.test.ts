@@ -16,17 +16,25 @@ const main = join(root, "gateway", "dist", "main.js");
 function newestSource(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+    if (entry.isFile() && entry.name.endsWith(".ts"))
+      newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
   }
   return newest;
 }
 
 beforeAll(() => {
   // `npm test` has just run `tsc -b`; build here only when the sources are newer (a lone `vitest run`).
-  const stale = !existsSync(main) || statSync(main).mtimeMs < Math.max(newestSource(join(root, "gateway", "src")), newestSource(join(root, "starlark", "src")));
+  const stale =
+    !existsSync(main) ||
+    statSync(main).mtimeMs <
+      Math.max(newestSource(join(root, "gateway", "src")), newestSource(join(root, "starlark", "src")));
   if (stale) {
     // Another workspace may fail to typecheck mid-change; the gateway's emitted output is what this suite needs.
-    spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-b", join(root, "gateway")], { cwd: root, stdio: "ignore" });
+    spawnSync(
+      process.execPath,
+      [join(root, "node_modules", "typescript", "bin", "tsc"), "-b", join(root, "gateway")],
+      { cwd: root, stdio: "ignore" },
+    );
   }
   expect(existsSync(main), "gateway/dist/main.js was not built").toBe(true);
 }, 180_000);
@@ -45,12 +53,17 @@ afterEach(() => {
 
 const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
   const env = { ...process.env, ...extra };
-  for (const k of ["TOOLGATE_CONFIG", "TOOLGATE_HOST", "TOOLGATE_PORT", "TOOLGATE_REDIS_URL"]) if (!(k in extra)) delete env[k];
+  for (const k of ["TOOLGATE_CONFIG", "TOOLGATE_HOST", "TOOLGATE_PORT", "TOOLGATE_REDIS_URL"])
+    if (!(k in extra)) delete env[k];
   return env;
 };
 
 function run(args: string[], env: Record<string, string> = {}): ChildProcess {
-  const child = spawn(process.execPath, [main, ...args], { cwd: root, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [main, ...args], {
+    cwd: root,
+    env: cleanEnv(env),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   running.push(child);
   return child;
 }
@@ -76,7 +89,10 @@ async function start(args: string[], env: Record<string, string> = {}): Promise<
   return { child, url, stderr: () => stderr, exit };
 }
 
-async function completed(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function completed(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = run(args, env);
   let stdout = "";
   let stderr = "";
@@ -112,9 +128,14 @@ function alive(pid: number): boolean {
   }
 }
 
-async function health(url: string): Promise<{ status: number; body: { status: string; clients: Record<string, string>; version: string } }> {
+async function health(
+  url: string,
+): Promise<{ status: number; body: { status: string; clients: Record<string, string>; version: string } }> {
   const res = await fetch(`${url}/health`);
-  return { status: res.status, body: (await res.json()) as { status: string; clients: Record<string, string>; version: string } };
+  return {
+    status: res.status,
+    body: (await res.json()) as { status: string; clients: Record<string, string>; version: string },
+  };
 }
 
 async function untilHealthy(url: string, client: string): Promise<void> {
@@ -171,7 +192,17 @@ describe("toolgate with a config file", () => {
   test("a bad config exits non-zero with every problem on stderr and no stack trace", async () => {
     const file = tempFile(
       "bad.yaml",
-      ["server:", "  port: high", "mcp:", "  client_configs:", "    - name: my-api", "      connection_type: stdio", "      stdio_config: { command: node }", "      tools_to_exec: ['*']", ""].join("\n"),
+      [
+        "server:",
+        "  port: high",
+        "mcp:",
+        "  client_configs:",
+        "    - name: my-api",
+        "      connection_type: stdio",
+        "      stdio_config: { command: node }",
+        "      tools_to_exec: ['*']",
+        "",
+      ].join("\n"),
     );
     const { code, stderr, stdout } = await completed(["--config", file]);
     expect(code).toBe(1);
@@ -197,14 +228,18 @@ describe("toolgate with a config file", () => {
     );
     const { code, stderr } = await completed(["-c", file]);
     expect(code).toBe(1);
-    expect(stderr.split("\n")[0]).toBe(`toolgate: ${file}: environment variables TG_CLI_TEST_PW, TG_CLI_TEST_KEY referenced by the configuration are not set`);
+    expect(stderr.split("\n")[0]).toBe(
+      `toolgate: ${file}: environment variables TG_CLI_TEST_PW, TG_CLI_TEST_KEY referenced by the configuration are not set`,
+    );
     expect(stderr).not.toMatch(/\n\s+at /);
   });
 
   test("a missing file is named", async () => {
     const { code, stderr } = await completed([], { TOOLGATE_CONFIG: "/nonexistent/toolgate.yaml" });
     expect(code).toBe(1);
-    expect(stderr).toBe("toolgate: cannot read the config file /nonexistent/toolgate.yaml: the file does not exist\n");
+    expect(stderr).toBe(
+      "toolgate: cannot read the config file /nonexistent/toolgate.yaml: the file does not exist\n",
+    );
   });
 
   test("--port overrides TOOLGATE_PORT, which overrides the file; a config change is applied without a restart", async () => {
@@ -213,7 +248,9 @@ describe("toolgate with a config file", () => {
     expect(new URL(gw.url).port).not.toBe("1");
     expect((await health(gw.url)).body.clients).toEqual({});
 
-    const server = JSON.stringify(join(root, "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js"));
+    const server = JSON.stringify(
+      join(root, "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js"),
+    );
     writeFileSync(
       file,
       `server:\n  port: 1\nmcp:\n  client_configs:\n    - name: memory\n      connection_type: stdio\n      stdio_config: { command: ${JSON.stringify(process.execPath)}, args: [${server}] }\n      tools_to_execute: ["*"]\n`,

@@ -8,8 +8,18 @@ describe("command line", () => {
     ["nothing", [], {}, { help: false, version: false }],
     ["--config", ["--config", "a.yaml"], {}, { configPath: "a.yaml" }],
     ["TOOLGATE_CONFIG", [], { TOOLGATE_CONFIG: "b.json" }, { configPath: "b.json" }],
-    ["a flag over its variable", ["-c", "a.yaml", "--port", "9"], { TOOLGATE_CONFIG: "b.json", TOOLGATE_PORT: "10" }, { configPath: "a.yaml", port: 9 }],
-    ["host and port from variables", [], { TOOLGATE_HOST: "0.0.0.0", TOOLGATE_PORT: "0" }, { host: "0.0.0.0", port: 0 }],
+    [
+      "a flag over its variable",
+      ["-c", "a.yaml", "--port", "9"],
+      { TOOLGATE_CONFIG: "b.json", TOOLGATE_PORT: "10" },
+      { configPath: "a.yaml", port: 9 },
+    ],
+    [
+      "host and port from variables",
+      [],
+      { TOOLGATE_HOST: "0.0.0.0", TOOLGATE_PORT: "0" },
+      { host: "0.0.0.0", port: 0 },
+    ],
     ["an empty variable as unset", [], { TOOLGATE_PORT: "" }, { help: false }],
     ["--help", ["--help"], {}, { help: true }],
   ])("reads %s", (_name, argv, env, expected) => {
@@ -32,7 +42,11 @@ describe("command line", () => {
 
   test("host and port override the file", () => {
     const cfg = parseConfig({ server: { host: "127.0.0.1", port: 8080, log_level: "warn" } });
-    expect(applyCliOverrides(cfg, { port: 0 }).server).toMatchObject({ host: "127.0.0.1", port: 0, log_level: "warn" });
+    expect(applyCliOverrides(cfg, { port: 0 }).server).toMatchObject({
+      host: "127.0.0.1",
+      port: 0,
+      log_level: "warn",
+    });
     expect(applyCliOverrides(cfg, { host: "::1" }).server).toMatchObject({ host: "::1", port: 8080 });
     expect(applyCliOverrides(cfg, {})).toBe(cfg);
   });

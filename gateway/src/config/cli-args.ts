@@ -41,15 +41,25 @@ function usageError(message: string): GatewayError {
 }
 
 function parsePort(value: string, from: string): number {
-  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) throw usageError(`${from} "${value}" is not a port number (0-65535)`);
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535)
+    throw usageError(`${from} "${value}" is not a port number (0-65535)`);
   return Number(value);
 }
 
 const nonEmpty = (v: string | undefined): string | undefined => (v === undefined || v === "" ? undefined : v);
 
 /** Throws a GatewayError with the usage text for unknown flags or a bad port. */
-export function parseCliArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliArgs {
-  let values: { config?: string | undefined; host?: string | undefined; port?: string | undefined; help?: boolean | undefined; version?: boolean | undefined };
+export function parseCliArgs(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): CliArgs {
+  let values: {
+    config?: string | undefined;
+    host?: string | undefined;
+    port?: string | undefined;
+    help?: boolean | undefined;
+    version?: boolean | undefined;
+  };
   try {
     ({ values } = parseArgs({
       args: [...argv],
@@ -80,7 +90,17 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
 }
 
 /** The config with `--host`/`--port` (or their variables) applied. */
-export function applyCliOverrides(config: GatewayConfig, args: Pick<CliArgs, "host" | "port">): GatewayConfig {
+export function applyCliOverrides(
+  config: GatewayConfig,
+  args: Pick<CliArgs, "host" | "port">,
+): GatewayConfig {
   if (args.host === undefined && args.port === undefined) return config;
-  return { ...config, server: { ...config.server, host: args.host ?? config.server.host, port: args.port ?? config.server.port } };
+  return {
+    ...config,
+    server: {
+      ...config.server,
+      host: args.host ?? config.server.host,
+      port: args.port ?? config.server.port,
+    },
+  };
 }

@@ -16,7 +16,13 @@ const everySecretField = {
   governance: { virtual_keys: [{ name: "k", value: "env.V_VK" }] },
   mcp: {
     client_configs: [
-      { name: "a", connection_type: "http", connection_string: "env.V_URL", auth_type: "headers", headers: { Authorization: "env.V_HEADER" } },
+      {
+        name: "a",
+        connection_type: "http",
+        connection_string: "env.V_URL",
+        auth_type: "headers",
+        headers: { Authorization: "env.V_HEADER" },
+      },
       {
         name: "b",
         connection_type: "sse",
@@ -27,7 +33,17 @@ const everySecretField = {
     ],
   },
 };
-const ALL = ["V_URL", "V_HEADER", "V_OAUTH", "V_VK", "V_OPENAI", "V_PASSWORD", "V_SESSION", "V_REDIS", "V_ENC"].sort();
+const ALL = [
+  "V_URL",
+  "V_HEADER",
+  "V_OAUTH",
+  "V_VK",
+  "V_OPENAI",
+  "V_PASSWORD",
+  "V_SESSION",
+  "V_REDIS",
+  "V_ENC",
+].sort();
 
 describe("startup env check", () => {
   test("lists every missing variable of every secret-bearing field in one error", () => {
@@ -41,9 +57,15 @@ describe("startup env check", () => {
     const ce = error as ConfigError;
     expect(ce.code).toBe("TG_ERR_CONFIG_ENV_MISSING");
     expect(ce.problems.map((p) => /environment variable (\w+)/.exec(p.message)?.[1]).sort()).toEqual(ALL);
-    expect(ce.message.split("\n")[0]).toMatch(/^toolgate\.yaml: environment variables (V_\w+, ){8}V_\w+ referenced by the configuration are not set$/);
-    expect(ce.message).toContain('  - mcp.client_configs[0].headers.Authorization "env.V_HEADER": environment variable V_HEADER is not set');
-    expect(ce.message).toContain('  - server.auth.password "env.V_PASSWORD": environment variable V_PASSWORD is not set');
+    expect(ce.message.split("\n")[0]).toMatch(
+      /^toolgate\.yaml: environment variables (V_\w+, ){8}V_\w+ referenced by the configuration are not set$/,
+    );
+    expect(ce.message).toContain(
+      '  - mcp.client_configs[0].headers.Authorization "env.V_HEADER": environment variable V_HEADER is not set',
+    );
+    expect(ce.message).toContain(
+      '  - server.auth.password "env.V_PASSWORD": environment variable V_PASSWORD is not set',
+    );
   });
 
   test("passes when the variables are set, in the environment or as files in the secrets dir", () => {
@@ -58,13 +80,21 @@ describe("startup env check", () => {
 
   test("names the secrets dir when a variable is in neither place", () => {
     const dir = mkdtempSync(join(tmpdir(), "toolgate-secrets-"));
-    expect(() => checkEnv(parseConfig({ providers: { p: { base_url: "http://x", api_key: "env.NOPE" } } }), "c", { env: {}, secretsDir: dir })).toThrow(
+    expect(() =>
+      checkEnv(parseConfig({ providers: { p: { base_url: "http://x", api_key: "env.NOPE" } } }), "c", {
+        env: {},
+        secretsDir: dir,
+      }),
+    ).toThrow(
       `  - providers.p.api_key "env.NOPE": environment variable NOPE is not set and ${dir}/NOPE does not exist`,
     );
   });
 
   test("a literal secret needs no variable, and a reference outside secret fields is a plain string", () => {
-    const cfg = parseConfig({ providers: { p: { base_url: "http://x", api_key: "sk-literal" } }, server: { host: "env.NOT_A_REF_HERE" } });
+    const cfg = parseConfig({
+      providers: { p: { base_url: "http://x", api_key: "sk-literal" } },
+      server: { host: "env.NOT_A_REF_HERE" },
+    });
     expect(() => checkEnv(cfg, "c", { env: {} })).not.toThrow();
   });
 });
@@ -85,6 +115,9 @@ describe("env references", () => {
   });
 
   test("missingEnvRefs deduplicates and keeps order", () => {
-    expect(missingEnvRefs(["env.B", "x", "env.A", "env.B", "env.SET"], { env: { SET: "1" } })).toEqual(["B", "A"]);
+    expect(missingEnvRefs(["env.B", "x", "env.A", "env.B", "env.SET"], { env: { SET: "1" } })).toEqual([
+      "B",
+      "A",
+    ]);
   });
 });

@@ -46,15 +46,22 @@ export function resolveSecret(value: string, source: SecretSource = processSecre
   if (name === undefined) return value;
   const resolved = lookup(name, source);
   if (resolved === undefined) {
-    throw new GatewayError("TG_ERR_CONFIG_ENV_MISSING", `environment variable ${name} is not set (referenced as "${value}")`, {
-      missing: [name],
-    });
+    throw new GatewayError(
+      "TG_ERR_CONFIG_ENV_MISSING",
+      `environment variable ${name} is not set (referenced as "${value}")`,
+      {
+        missing: [name],
+      },
+    );
   }
   return resolved;
 }
 
 /** Every `env.` reference among the given values that does not resolve, deduplicated, in order. */
-export function missingEnvRefs(values: Iterable<string>, source: SecretSource = processSecretSource()): string[] {
+export function missingEnvRefs(
+  values: Iterable<string>,
+  source: SecretSource = processSecretSource(),
+): string[] {
   const missing = new Set<string>();
   for (const v of values) {
     const name = envRefName(v);

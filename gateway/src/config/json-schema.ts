@@ -10,12 +10,17 @@ import { GatewayConfig } from "./schema.js";
 export const CONFIG_SCHEMA_ID = "https://toolgate.dev/schemas/config.schema.json";
 
 export function configJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(GatewayConfig, { io: "input", target: "draft-2020-12", unrepresentable: "any" });
+  const schema = z.toJSONSchema(GatewayConfig, {
+    io: "input",
+    target: "draft-2020-12",
+    unrepresentable: "any",
+  });
   return {
     ...schema,
     $id: CONFIG_SCHEMA_ID,
     title: "Toolgate configuration",
-    description: "Configuration file of the Toolgate MCP gateway (JSON or YAML). Generated from gateway/src/config/schema.ts by `npm run gen:schema`.",
+    description:
+      "Configuration file of the Toolgate MCP gateway (JSON or YAML). Generated from gateway/src/config/schema.ts by `npm run gen:schema`.",
   };
 }
 

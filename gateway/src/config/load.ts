@@ -20,7 +20,12 @@ export function parseConfig(raw: unknown, source = "config"): GatewayConfig {
   // An empty YAML file is `null`: every key has a default, so it means "all defaults".
   const input = raw ?? {};
   if (typeof input !== "object" || Array.isArray(input)) {
-    throw new ConfigError(source, [{ path: "(root)", message: "the file must hold an object (a mapping of keys to values) at the top level" }]);
+    throw new ConfigError(source, [
+      {
+        path: "(root)",
+        message: "the file must hold an object (a mapping of keys to values) at the top level",
+      },
+    ]);
   }
   const result = GatewayConfig.safeParse(input);
   if (result.success) return result.data;
@@ -43,7 +48,10 @@ export function parseConfigText(text: string, source: string): GatewayConfig {
   if (doc.errors.length > 0) {
     throw new ConfigError(
       source,
-      doc.errors.map((e) => ({ path: "(root)", message: `not valid YAML: ${e.message.replaceAll(/\s*\n\s*/g, " ").trim()}` })),
+      doc.errors.map((e) => ({
+        path: "(root)",
+        message: `not valid YAML: ${e.message.replaceAll(/\s*\n\s*/g, " ").trim()}`,
+      })),
     );
   }
   return parseConfig(doc.toJS(), source);
@@ -55,7 +63,8 @@ export function loadConfigFile(path: string): GatewayConfig {
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    const reason = (e as NodeJS.ErrnoException).code === "ENOENT" ? "the file does not exist" : (e as Error).message;
+    const reason =
+      (e as NodeJS.ErrnoException).code === "ENOENT" ? "the file does not exist" : (e as Error).message;
     throw new ConfigError(path, [{ path: "(root)", message: `cannot read the config file: ${reason}` }]);
   }
   return parseConfigText(text, path);
@@ -65,15 +74,25 @@ export function loadConfigFile(path: string): GatewayConfig {
  * Every `env.<VAR>` reference in a secret-bearing field must resolve (environment first, then
  * a file in `TOOLGATE_SECRETS_DIR`). Throws one ConfigError listing all missing variables.
  */
-export function checkEnv(config: GatewayConfig, source = "config", secrets: SecretSource = processSecretSource()): void {
+export function checkEnv(
+  config: GatewayConfig,
+  source = "config",
+  secrets: SecretSource = processSecretSource(),
+): void {
   const problems: ConfigProblem[] = [];
   const missingNames = new Set<string>();
   for (const field of secretFields(config)) {
     const [name] = missingEnvRefs([field.value], secrets);
     if (name === undefined) continue;
     missingNames.add(name);
-    const where = secrets.secretsDir ? `is not set and ${secrets.secretsDir}/${name} does not exist` : "is not set";
-    problems.push({ path: formatPath(field.path), value: JSON.stringify(field.value), message: `environment variable ${name} ${where}` });
+    const where = secrets.secretsDir
+      ? `is not set and ${secrets.secretsDir}/${name} does not exist`
+      : "is not set";
+    problems.push({
+      path: formatPath(field.path),
+      value: JSON.stringify(field.value),
+      message: `environment variable ${name} ${where}`,
+    });
   }
   if (problems.length === 0) return;
   const names = [...missingNames];

@@ -25,8 +25,15 @@ export class ConfigError extends GatewayError {
   readonly problems: readonly ConfigProblem[];
   readonly source: string;
 
-  constructor(source: string, problems: readonly ConfigProblem[], code: ErrorCode = "TG_ERR_CONFIG_INVALID", headline?: string) {
-    const head = headline ?? `${source}: the configuration is invalid (${problems.length} ${problems.length === 1 ? "problem" : "problems"})`;
+  constructor(
+    source: string,
+    problems: readonly ConfigProblem[],
+    code: ErrorCode = "TG_ERR_CONFIG_INVALID",
+    headline?: string,
+  ) {
+    const head =
+      headline ??
+      `${source}: the configuration is invalid (${problems.length} ${problems.length === 1 ? "problem" : "problems"})`;
     super(code, [head, ...problems.map((p) => `  - ${formatProblem(p)}`)].join("\n"), { problems });
     this.name = "ConfigError";
     this.problems = problems;
@@ -141,17 +148,25 @@ const EXPECTED: Record<string, string> = {
 };
 
 function sizeMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig, small: boolean): string {
-  const bound = small ? (issue as z.core.$ZodIssueTooSmall).minimum : (issue as z.core.$ZodIssueTooBig).maximum;
+  const bound = small
+    ? (issue as z.core.$ZodIssueTooSmall).minimum
+    : (issue as z.core.$ZodIssueTooBig).maximum;
   const word = small ? "at least" : "at most";
-  if (issue.origin === "string") return small && Number(bound) === 1 ? "must not be empty" : `must be ${word} ${String(bound)} characters long`;
-  if (issue.origin === "array") return `must have ${word} ${String(bound)} ${Number(bound) === 1 ? "entry" : "entries"}`;
+  if (issue.origin === "string")
+    return small && Number(bound) === 1
+      ? "must not be empty"
+      : `must be ${word} ${String(bound)} characters long`;
+  if (issue.origin === "array")
+    return `must have ${word} ${String(bound)} ${Number(bound) === 1 ? "entry" : "entries"}`;
   return `must be ${word} ${String(bound)}`;
 }
 
 function messageFor(issue: z.core.$ZodIssue, input: unknown): string {
   switch (issue.code) {
     case "invalid_type":
-      return input === undefined ? "is required" : `must be ${EXPECTED[issue.expected] ?? issue.expected}, not ${typeName(input)}`;
+      return input === undefined
+        ? "is required"
+        : `must be ${EXPECTED[issue.expected] ?? issue.expected}, not ${typeName(input)}`;
     case "invalid_value":
       return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "too_small":
@@ -166,7 +181,12 @@ function messageFor(issue: z.core.$ZodIssue, input: unknown): string {
 }
 
 /** Every zod issue as a problem; `root` is the raw input (for quoting values). */
-export function problemsFromZod(error: z.ZodError, root: unknown, schema: z.ZodType, scope: SecretScope = "config"): ConfigProblem[] {
+export function problemsFromZod(
+  error: z.ZodError,
+  root: unknown,
+  schema: z.ZodType,
+  scope: SecretScope = "config",
+): ConfigProblem[] {
   const out: ConfigProblem[] = [];
   for (const issue of error.issues) {
     const path = issue.path.filter((p): p is string | number => typeof p !== "symbol");
@@ -175,7 +195,10 @@ export function problemsFromZod(error: z.ZodError, root: unknown, schema: z.ZodT
       for (const key of issue.keys) {
         const hint = didYouMean(key, known);
         const allowed = known.length > 0 ? `allowed keys: ${known.join(", ")}` : "no keys are allowed here";
-        out.push({ path: formatPath([...path, key]), message: hint ? `unknown key; did you mean "${hint}"?` : `unknown key; ${allowed}` });
+        out.push({
+          path: formatPath([...path, key]),
+          message: hint ? `unknown key; did you mean "${hint}"?` : `unknown key; ${allowed}`,
+        });
       }
       continue;
     }

@@ -6,7 +6,8 @@ import { describe, expect, test } from "vitest";
 import { checkEnv, parseConfigText } from "./load.js";
 
 const readme = readFileSync(join(import.meta.dirname, "..", "..", "..", "README.md"), "utf8");
-const blocks = (lang: string) => [...readme.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g"))].map((m) => m[1] ?? "");
+const blocks = (lang: string) =>
+  [...readme.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g"))].map((m) => m[1] ?? "");
 
 describe("README", () => {
   test("opens with a title, one sentence, then the two set-up commands", () => {

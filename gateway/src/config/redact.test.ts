@@ -26,13 +26,23 @@ const literalConfig = () =>
     governance: { virtual_keys: [{ name: "k", value: LITERALS.vk }] },
     mcp: {
       client_configs: [
-        { name: "a", connection_type: "http", connection_string: LITERALS.connection_string, auth_type: "headers", headers: { Authorization: LITERALS.header } },
+        {
+          name: "a",
+          connection_type: "http",
+          connection_string: LITERALS.connection_string,
+          auth_type: "headers",
+          headers: { Authorization: LITERALS.header },
+        },
         {
           name: "b",
           connection_type: "sse",
           connection_string: "env.B_URL",
           auth_type: "oauth",
-          oauth_config: { client_id: "public-id", client_secret: LITERALS.client_secret, server_url: "https://auth.example.com" },
+          oauth_config: {
+            client_id: "public-id",
+            client_secret: LITERALS.client_secret,
+            server_url: "https://auth.example.com",
+          },
         },
       ],
     },
@@ -71,9 +81,21 @@ describe("redact", () => {
       headers: { "X-Api-Key": LITERALS.api_key, "X-Env": "env.SOME_KEY" },
     });
     const r = redact(client);
-    expect(r).toMatchObject({ name: "c", connection_string: REDACTED, headers: { "X-Api-Key": REDACTED, "X-Env": "env.SOME_KEY" } });
+    expect(r).toMatchObject({
+      name: "c",
+      connection_string: REDACTED,
+      headers: { "X-Api-Key": REDACTED, "X-Env": "env.SOME_KEY" },
+    });
     expect(JSON.stringify(r)).not.toContain(LITERALS.api_key);
-    const oauth = redact(ClientConfig.parse({ name: "o", connection_type: "http", connection_string: "env.U", auth_type: "oauth", oauth_config: { client_secret: LITERALS.client_secret, server_url: "https://a.example.com" } }));
+    const oauth = redact(
+      ClientConfig.parse({
+        name: "o",
+        connection_type: "http",
+        connection_string: "env.U",
+        auth_type: "oauth",
+        oauth_config: { client_secret: LITERALS.client_secret, server_url: "https://a.example.com" },
+      }),
+    );
     expect(oauth.oauth_config?.client_secret).toBe(REDACTED);
   });
 
@@ -91,13 +113,24 @@ describe("log redaction", () => {
     logger.info({ config: literalConfig() }, "config");
     logger.info({ client: literalConfig().mcp.client_configs[0] }, "client");
     logger.info(
-      { req: { headers: { authorization: "Bearer VK-SECRET-4", "x-api-key": LITERALS.api_key, "x-bf-virtual-key": LITERALS.vk, cookie: "sid=SESSION-SECRET-7-long-enough", "proxy-authorization": "Basic QURNSU4tUEFTU1dPUkQtNg==" } } },
+      {
+        req: {
+          headers: {
+            authorization: "Bearer VK-SECRET-4",
+            "x-api-key": LITERALS.api_key,
+            "x-bf-virtual-key": LITERALS.vk,
+            cookie: "sid=SESSION-SECRET-7-long-enough",
+            "proxy-authorization": "Basic QURNSU4tUEFTU1dPUkQtNg==",
+          },
+        },
+      },
       "request",
     );
     logger.info({ res: { headers: { "set-cookie": "sid=REDIS-PASSWORD-8" } } }, "response");
     const text = lines.join("");
     expect(lines).toHaveLength(4);
-    for (const secret of [...Object.values(LITERALS), "REDIS-PASSWORD-8", "QURNSU4tUEFTU1dPUkQtNg=="]) expect(text).not.toContain(secret);
+    for (const secret of [...Object.values(LITERALS), "REDIS-PASSWORD-8", "QURNSU4tUEFTU1dPUkQtNg=="])
+      expect(text).not.toContain(secret);
     expect(text).toContain('"username":"admin"');
   });
 });

@@ -15,7 +15,11 @@ type Pattern = readonly string[];
 export const REDACTED = "***";
 
 /** Paths inside one client configuration (SPEC 2.1, 2.2); `*` matches any key or index. */
-const CLIENT_SECRETS: readonly Pattern[] = [["connection_string"], ["headers", "*"], ["oauth_config", "client_secret"]];
+const CLIENT_SECRETS: readonly Pattern[] = [
+  ["connection_string"],
+  ["headers", "*"],
+  ["oauth_config", "client_secret"],
+];
 
 /** Paths from the root of the config file. */
 const CONFIG_SECRETS: readonly Pattern[] = [

@@ -25,7 +25,9 @@ export function durationMs(value: string): number {
 
 export const Duration = z
   .string()
-  .regex(DURATION_PATTERN, { message: 'must be a duration: a number with ms, s, m or h, e.g. "10s" or "500ms"' })
+  .regex(DURATION_PATTERN, {
+    message: 'must be a duration: a number with ms, s, m or h, e.g. "10s" or "500ms"',
+  })
   .meta({ description: 'Duration: a number followed by ms, s, m or h, e.g. "10s"' });
 
 /** Intervals and timeouts: zero would mean a busy loop or an instant failure, never what was meant. */
@@ -39,7 +41,9 @@ export const ENV_REF_PATTERN = /^env\.[A-Za-z_][A-Za-z0-9_]*$/;
 /** A secret-bearing string: a literal of at least `min` characters (`why` says why), or an `env.<VAR>` reference. */
 function secretString(min = 1, why?: string) {
   const message =
-    min <= 1 ? "must not be empty; give the value or an env.<VAR> reference" : `must be at least ${min} characters (${why ?? "secret"}), or an env.<VAR> reference`;
+    min <= 1
+      ? "must not be empty; give the value or an env.<VAR> reference"
+      : `must be at least ${min} characters (${why ?? "secret"}), or an env.<VAR> reference`;
   return z.string().refine((v) => ENV_REF_PATTERN.test(v) || v.length >= min, { message });
 }
 
@@ -54,7 +58,8 @@ const HttpUrl = z.url({ protocol: /^https?$/, error: "must be an http:// or http
 const HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export const ClientName = z.string().regex(CLIENT_NAME_PATTERN, {
-  message: "must use ASCII letters, digits and underscores only, and must not start with a digit (no hyphens or spaces)",
+  message:
+    "must use ASCII letters, digits and underscores only, and must not start with a digit (no hyphens or spaces)",
 });
 
 /** `["*"]` = all, empty or absent = none, otherwise exactly these names. */
@@ -64,7 +69,9 @@ export const StdioConfig = z.strictObject({
   command: z.string().min(1),
   args: z.array(z.string()).default([]),
   /** Names of environment variables passed to the child (their values come from the gateway's environment). */
-  envs: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be an environment variable name" })).default([]),
+  envs: z
+    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be an environment variable name" }))
+    .default([]),
 });
 
 export const OAuthConfig = z.strictObject({
@@ -85,7 +92,9 @@ const clientFields = {
   /** Used in `/api/mcp/client/{id}` paths, so it is limited to URL-safe characters. */
   id: z
     .string()
-    .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, { message: "must use ASCII letters, digits, '_', '.' and '-' only, starting with a letter, digit or '_'" })
+    .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, {
+      message: "must use ASCII letters, digits, '_', '.' and '-' only, starting with a letter, digit or '_'",
+    })
     .max(200)
     .optional(),
   name: ClientName,
@@ -95,7 +104,14 @@ const clientFields = {
   stdio_config: StdioConfig.optional(),
   auth_type: AuthType.optional(),
   /** Header values are secret-bearing; `env.<VAR>` allowed. */
-  headers: z.record(z.string().regex(HEADER_NAME_PATTERN, { message: "must be an HTTP header name (letters, digits and -)" }), z.string()).optional(),
+  headers: z
+    .record(
+      z
+        .string()
+        .regex(HEADER_NAME_PATTERN, { message: "must be an HTTP header name (letters, digits and -)" }),
+      z.string(),
+    )
+    .optional(),
   oauth_config: OAuthConfig.optional(),
   tools_to_execute: ToolList.default([]),
   tools_to_auto_execute: ToolList.default([]),
@@ -121,7 +137,8 @@ function checkTransportRules(c: ClientShape, issue: IssueFn): void {
     if (c.auth_type) issue("auth_type", "stdio clients have no authentication; remove auth_type");
     if (c.connection_string) issue("connection_string", "is not used by stdio clients; use stdio_config");
   } else {
-    if (!c.connection_string) issue("connection_string", `is required when connection_type is ${c.connection_type}`);
+    if (!c.connection_string)
+      issue("connection_string", `is required when connection_type is ${c.connection_type}`);
     if (c.stdio_config) issue("stdio_config", `is only for stdio clients, not ${c.connection_type}`);
   }
 }
@@ -133,11 +150,15 @@ function checkAuthRules(c: ClientShape, issue: IssueFn): void {
 }
 
 function checkOAuthRules(c: ClientShape, issue: IssueFn): void {
-  if (c.auth_type === "oauth" && !c.oauth_config) issue("oauth_config", "is required when auth_type is oauth");
+  if (c.auth_type === "oauth" && !c.oauth_config)
+    issue("oauth_config", "is required when auth_type is oauth");
   if (c.auth_type !== "oauth" && c.oauth_config) issue("oauth_config", 'needs auth_type "oauth"');
   // SPEC 7: without an authorize_url the endpoints can only be discovered from server_url.
   if (c.oauth_config && !c.oauth_config.authorize_url && !c.oauth_config.server_url) {
-    issue("oauth_config", "needs authorize_url or server_url (server_url lets the gateway discover the endpoints)");
+    issue(
+      "oauth_config",
+      "needs authorize_url or server_url (server_url lets the gateway discover the endpoints)",
+    );
   }
 }
 
@@ -148,7 +169,8 @@ export function checkAutoSubset(exec: string[], auto: string[], ctx: z.Refinemen
       ctx.addIssue({
         code: "custom",
         path: ["tools_to_auto_execute", i],
-        message: '"*" needs "*" in tools_to_execute too (auto-executed tools must be a subset of tools_to_execute)',
+        message:
+          '"*" needs "*" in tools_to_execute too (auto-executed tools must be a subset of tools_to_execute)',
       });
     } else if (!exec.includes(t)) {
       ctx.addIssue({
@@ -209,7 +231,9 @@ export const RESERVED_METRIC_LABELS: readonly string[] = [
 
 export const PrometheusLabel = z
   .string()
-  .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, { message: "must be a Prometheus label name (letters, digits and underscores, not starting with a digit)" })
+  .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, {
+    message: "must be a Prometheus label name (letters, digits and underscores, not starting with a digit)",
+  })
   .refine((v) => !v.startsWith("__"), { message: 'must not start with "__" (reserved by Prometheus)' })
   .refine((v) => !RESERVED_METRIC_LABELS.includes(v), {
     message: `is already a label of the gateway's metrics; reserved: ${RESERVED_METRIC_LABELS.join(", ")}`,
@@ -281,8 +305,14 @@ export const ServerSection = z.strictObject({
   /** Creating stdio clients through the API runs a command on the host; off unless set. */
   allow_stdio_from_api: z.boolean().default(false),
   shutdown_grace_period: Duration.default("10s"),
-  body_limit_api: z.int().min(1024).default(1024 * 1024),
-  body_limit_mcp: z.int().min(1024).default(4 * 1024 * 1024),
+  body_limit_api: z
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
+  body_limit_mcp: z
+    .int()
+    .min(1024)
+    .default(4 * 1024 * 1024),
   log_level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Secret used to sign /mcp session ids; `env.` allowed. Absent: a random key per process. */
   session_secret: secretString(16, "it signs session ids").optional(),
@@ -307,7 +337,14 @@ export const GatewayConfigObject = z.strictObject({
   mcp: McpSection.prefault({}),
   client: ClientSection.prefault({}),
   config: LegacyConfigSection.optional(),
-  providers: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, { message: "provider names use letters, digits, '.', '_' and '-'" }), ProviderConfig).default({}),
+  providers: z
+    .record(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9_.-]+$/, { message: "provider names use letters, digits, '.', '_' and '-'" }),
+      ProviderConfig,
+    )
+    .default({}),
   governance: GovernanceSection.prefault({}),
 });
 
@@ -339,7 +376,11 @@ export const GatewayConfig = GatewayConfigObject.superRefine((cfg, ctx) => {
 
 /** Names, ids and values of virtual keys are unique: a shared value would make the caller ambiguous. */
 function checkVirtualKeys(keys: readonly VirtualKey[], ctx: z.RefinementCtx): void {
-  const seen = { name: new Map<string, number>(), id: new Map<string, number>(), value: new Map<string, number>() };
+  const seen = {
+    name: new Map<string, number>(),
+    id: new Map<string, number>(),
+    value: new Map<string, number>(),
+  };
   keys.forEach((vk, i) => {
     for (const field of ["name", "id", "value"] as const) {
       const v = vk[field];
@@ -386,7 +427,10 @@ export function clientId(c: Pick<ClientConfig, "id" | "name">): string {
 }
 
 /** SPEC 2.5: `config.*` is the older spelling; when present it wins over `client.*`. */
-export function effectiveTuning(cfg: GatewayConfig): { dropExcessRequests: boolean; initialPoolSize: number } {
+export function effectiveTuning(cfg: GatewayConfig): {
+  dropExcessRequests: boolean;
+  initialPoolSize: number;
+} {
   return {
     dropExcessRequests: cfg.config?.drop_excess_requests ?? cfg.client.drop_excess_requests,
     initialPoolSize: cfg.config?.initial_pool_size ?? cfg.client.initial_pool_size,

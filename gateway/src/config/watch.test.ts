@@ -28,7 +28,10 @@ function start(path: string, initialText?: string): Harness {
   const logs: Harness["logs"] = [];
   const waiters: Array<() => void> = [];
   const notify = () => waiters.splice(0).forEach((w) => w());
-  const logger = pino({ level: "debug" }, { write: (line: string) => (logs.push(JSON.parse(line) as Harness["logs"][number]), notify()) });
+  const logger = pino(
+    { level: "debug" },
+    { write: (line: string) => (logs.push(JSON.parse(line) as Harness["logs"][number]), notify()) },
+  );
   const onChange = (c: GatewayConfig) => {
     configs.push(c);
     notify();
@@ -76,7 +79,10 @@ describe("config file watching", () => {
     const file = join(dir, "c.yaml");
     writeFileSync(file, yamlWithPort(1));
     const h = start(file);
-    writeFileSync(file, "providers:\n  p:\n    base_url: http://x\n    api_key: env.TOOLGATE_TEST_UNSET_VAR\n");
+    writeFileSync(
+      file,
+      "providers:\n  p:\n    base_url: http://x\n    api_key: env.TOOLGATE_TEST_UNSET_VAR\n",
+    );
     await h.nextLog(/config reload rejected/);
     expect(h.logs.at(-1)?.msg).toContain("TOOLGATE_TEST_UNSET_VAR");
     expect(h.configs).toHaveLength(0);

@@ -42,7 +42,11 @@ function readText(path: string): string | undefined {
 }
 
 /** Watches `path` for changes; `initialText` is the text the running config came from (skips a no-op first event). */
-export function watchConfig(path: string, options: WatchOptions, initialText = readText(path)): ConfigWatcher {
+export function watchConfig(
+  path: string,
+  options: WatchOptions,
+  initialText = readText(path),
+): ConfigWatcher {
   const file = resolve(path);
   const log = options.logger.child({ component: "config-watch", file });
   let lastText = initialText;

@@ -56,7 +56,12 @@ function requireLoopback(request: FastifyRequest): void {
   );
 }
 
-function requireBasic(request: FastifyRequest, reply: FastifyReply, auth: { username: string; password: string }, secrets: SecretSource): void {
+function requireBasic(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  auth: { username: string; password: string },
+  secrets: SecretSource,
+): void {
   const given = parseBasic(request.headers.authorization);
   const password = resolveSecret(auth.password, secrets);
   // Both comparisons always run, so a wrong username costs the same time as a wrong password.
@@ -64,14 +69,20 @@ function requireBasic(request: FastifyRequest, reply: FastifyReply, auth: { user
   const passOk = safeEqual(given?.password ?? "", password);
   if (given && userOk && passOk) return;
   void reply.header("www-authenticate", `Basic realm="${BASIC_REALM}", charset="UTF-8"`);
-  throw new GatewayError("TG_ERR_UNAUTHORIZED", given ? "wrong username or password" : "HTTP Basic authentication required");
+  throw new GatewayError(
+    "TG_ERR_UNAUTHORIZED",
+    given ? "wrong username or password" : "HTTP Basic authentication required",
+  );
 }
 
 /**
  * The preHandler guarding admin routes. `config` may be a getter so a reloaded
  * `server.auth` applies without rebuilding the routes.
  */
-export function adminAuth(config: GatewayConfig | (() => GatewayConfig), options: AdminAuthOptions = {}): preHandlerAsyncHookHandler {
+export function adminAuth(
+  config: GatewayConfig | (() => GatewayConfig),
+  options: AdminAuthOptions = {},
+): preHandlerAsyncHookHandler {
   const current = typeof config === "function" ? config : () => config;
   // eslint-disable-next-line @typescript-eslint/require-await -- fastify needs an async hook (or a callback) to reject with an error
   return async function adminAuthHook(request: FastifyRequest, reply: FastifyReply): Promise<void> {

@@ -38,12 +38,18 @@ function joinPath(prefix: string | undefined, path: readonly (string | number)[]
 export function zodProblems(error: z.ZodError, prefix?: string): FieldProblem[] {
   return error.issues.flatMap((i) => {
     const path = i.path.filter((p): p is string | number => typeof p !== "symbol");
-    if (i.code === "unrecognized_keys") return i.keys.map((k) => ({ path: joinPath(prefix, [...path, k]), message: "unknown field" }));
+    if (i.code === "unrecognized_keys")
+      return i.keys.map((k) => ({ path: joinPath(prefix, [...path, k]), message: "unknown field" }));
     return [{ path: joinPath(prefix, path), message: i.message }];
   });
 }
 
-const CONTEXT_PREFIX: Record<string, string> = { body: "body", querystring: "query", params: "params", headers: "headers" };
+const CONTEXT_PREFIX: Record<string, string> = {
+  body: "body",
+  querystring: "query",
+  params: "params",
+  headers: "headers",
+};
 
 /** fastify's ajv errors carry an `instancePath` like `/tools_to_execute/0`. */
 function fastifyProblems(error: FastifyError): FieldProblem[] {
@@ -56,7 +62,8 @@ function fastifyProblems(error: FastifyError): FieldProblem[] {
     const missing = (v.params as { missingProperty?: unknown }).missingProperty;
     if (typeof missing === "string") segments.push(missing);
     const extra = (v.params as { additionalProperty?: unknown }).additionalProperty;
-    if (typeof extra === "string") return { path: joinPath(prefix, [...segments, extra]), message: "unknown field" };
+    if (typeof extra === "string")
+      return { path: joinPath(prefix, [...segments, extra]), message: "unknown field" };
     return { path: joinPath(prefix, segments), message: v.message ?? "is invalid" };
   });
 }
@@ -89,14 +96,23 @@ export interface ErrorReply {
 
 function isZodError(e: unknown): e is z.ZodError {
   // `instanceof` fails across duplicated zod copies; the name and issues array are what matter.
-  return e instanceof z.ZodError || (e instanceof Error && e.name === "ZodError" && Array.isArray((e as z.ZodError).issues));
+  return (
+    e instanceof z.ZodError ||
+    (e instanceof Error && e.name === "ZodError" && Array.isArray((e as z.ZodError).issues))
+  );
 }
 
 function clientError(e: FastifyError, bodyLimit: number | undefined): ErrorReply | undefined {
   const mapped = FASTIFY_CODES[e.code];
   if (mapped === "TG_ERR_BODY_TOO_LARGE") {
-    const message = bodyLimit === undefined ? ERRORS[mapped].message : `the request body is larger than the limit of ${bodyLimit} bytes`;
-    return { status: 413, body: body(mapped, message, bodyLimit === undefined ? undefined : { limit_bytes: bodyLimit }) };
+    const message =
+      bodyLimit === undefined
+        ? ERRORS[mapped].message
+        : `the request body is larger than the limit of ${bodyLimit} bytes`;
+    return {
+      status: 413,
+      body: body(mapped, message, bodyLimit === undefined ? undefined : { limit_bytes: bodyLimit }),
+    };
   }
   if (mapped) return { status: ERRORS[mapped].status, body: body(mapped, ERRORS[mapped].message) };
   const status = e.statusCode;
@@ -109,14 +125,22 @@ function clientError(e: FastifyError, bodyLimit: number | undefined): ErrorReply
 export function errorReply(e: unknown, bodyLimit?: number): ErrorReply {
   if (isGatewayError(e)) return { status: e.status, body: { error: e.toJSON() } };
   if (isZodError(e)) {
-    return { status: 400, body: body("TG_ERR_VALIDATION", ERRORS.TG_ERR_VALIDATION.message, { problems: zodProblems(e) }) };
+    return {
+      status: 400,
+      body: body("TG_ERR_VALIDATION", ERRORS.TG_ERR_VALIDATION.message, { problems: zodProblems(e) }),
+    };
   }
   const fe = e as FastifyError;
   if (Array.isArray(fe.validation)) {
-    return { status: 400, body: body("TG_ERR_VALIDATION", ERRORS.TG_ERR_VALIDATION.message, { problems: fastifyProblems(fe) }) };
+    return {
+      status: 400,
+      body: body("TG_ERR_VALIDATION", ERRORS.TG_ERR_VALIDATION.message, { problems: fastifyProblems(fe) }),
+    };
   }
   return (
-    (typeof fe.code === "string" || typeof fe.statusCode === "number" ? clientError(fe, bodyLimit) : undefined) ?? {
+    (typeof fe.code === "string" || typeof fe.statusCode === "number"
+      ? clientError(fe, bodyLimit)
+      : undefined) ?? {
       status: 500,
       body: body("TG_ERR_INTERNAL", ERRORS.TG_ERR_INTERNAL.message),
     }
@@ -124,7 +148,12 @@ export function errorReply(e: unknown, bodyLimit?: number): ErrorReply {
 }
 
 /** The fastify error handler (`app.setErrorHandler(errorHandler)`). */
-export function errorHandler(this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function errorHandler(
+  this: unknown,
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
   const { status, body: payload } = errorReply(error, request.routeOptions.bodyLimit);
   if (status >= 500) {
     // The request logger carries reqId, so the 500 in the client's hands can be found here.
@@ -137,6 +166,9 @@ export function errorHandler(this: unknown, error: unknown, request: FastifyRequ
 
 /** The not-found handler: unknown routes get the same envelope. */
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const error = new GatewayError("TG_ERR_NOT_FOUND", `no route for ${request.method} ${request.url.split("?")[0] ?? "/"}`);
+  const error = new GatewayError(
+    "TG_ERR_NOT_FOUND",
+    `no route for ${request.method} ${request.url.split("?")[0] ?? "/"}`,
+  );
   return reply.status(404).type("application/json; charset=utf-8").send({ error: error.toJSON() });
 }
