@@ -56,20 +56,18 @@ function specOf(o: CustomObject): Record<string, unknown> {
   return typeof o.spec === "object" && o.spec !== null ? (o.spec as Record<string, unknown>) : {};
 }
 
+type MaybeRef = { name?: unknown } | undefined;
+
+function refName(ref: MaybeRef): string[] {
+  return typeof ref?.name === "string" ? [ref.name] : [];
+}
+
 /** Secret names an object's spec refers to (without validating the spec). */
 export function referencedSecrets(kind: Kind, o: CustomObject): string[] {
   const spec = specOf(o);
-  if (kind === "VirtualKey") {
-    const n = (spec.keySecretRef as { name?: unknown } | undefined)?.name;
-    return typeof n === "string" ? [n] : [];
-  }
-  const names: string[] = [];
-  for (const h of Object.values((spec.headers ?? {}) as Record<string, { secretKeyRef?: { name?: unknown } }>)) {
-    if (typeof h.secretKeyRef?.name === "string") names.push(h.secretKeyRef.name);
-  }
-  const oauth = (spec.oauthConfig as { clientSecretRef?: { name?: unknown } } | undefined)?.clientSecretRef?.name;
-  if (typeof oauth === "string") names.push(oauth);
-  return names;
+  if (kind === "VirtualKey") return refName(spec.keySecretRef as MaybeRef);
+  const headers = Object.values((spec.headers ?? {}) as Record<string, { secretKeyRef?: MaybeRef }>).flatMap((h) => refName(h.secretKeyRef));
+  return [...headers, ...refName((spec.oauthConfig as { clientSecretRef?: MaybeRef } | undefined)?.clientSecretRef)];
 }
 
 export class Controller {
@@ -184,15 +182,21 @@ export class Controller {
       this.queue.add(this.configKey);
       return;
     }
-    let referenced = false;
-    for (const [kind, informers] of [["MCPClient", this.clients], ["VirtualKey", this.keys]] as const) {
-      for (const o of informers.get(namespace)?.items() ?? []) {
-        if (!referencedSecrets(kind, o).includes(name)) continue;
-        referenced = true;
-        this.queue.add(`${kind}/${objectKey(o)}`);
-      }
-    }
-    if (referenced) this.queue.add(this.configKey);
+    const keys = this.keysReferencing(namespace, name);
+    for (const key of keys) this.queue.add(key);
+    if (keys.length > 0) this.queue.add(this.configKey);
+  }
+
+  /** Queue keys of the objects in `namespace` whose spec refers to Secret `name`. */
+  private keysReferencing(namespace: string, name: string): string[] {
+    return (
+      [
+        ["MCPClient", this.clients],
+        ["VirtualKey", this.keys],
+      ] as const
+    ).flatMap(([kind, informers]) =>
+      (informers.get(namespace)?.items() ?? []).filter((o) => referencedSecrets(kind, o).includes(name)).map((o) => `${kind}/${objectKey(o)}`),
+    );
   }
 
   private now(): Date {
@@ -303,15 +307,20 @@ export class Controller {
   private async reconcileVirtualKey(ns: string, name: string): Promise<void> {
     const obj = this.keys.get(ns)?.get(ns, name);
     if (!obj) return;
-    const spec = VirtualKeySpec.safeParse(obj.spec);
-    if (spec.success && !this.secrets.get(ns)?.get(ns, spec.data.keySecretRef.name)) {
-      // The Secret event that follows re-runs this key with the Secret in the cache.
-      if (await this.createKeySecret(obj, spec.data.keySecretRef.name, spec.data.keySecretRef.key ?? DEFAULT_SECRET_KEY)) return;
-    }
+    const ref = VirtualKeySpec.safeParse(obj.spec).data?.keySecretRef;
+    // The Secret event that follows a create re-runs this key with the Secret in the cache.
+    if (ref && (await this.ensureKeySecret(obj, ref.name, ref.key ?? DEFAULT_SECRET_KEY))) return;
     const verdict = this.renderNow().virtualKeys.get(objectKey(obj));
     const prev = VirtualKeyStatus.safeParse(obj.status ?? {});
-    const status = virtualKeyStatus(obj, verdict, spec.success ? spec.data.keySecretRef.name : undefined, prev.success ? prev.data : undefined, this.statusContext());
+    const status = virtualKeyStatus(obj, verdict, ref?.name, prev.success ? prev.data : undefined, this.statusContext());
     await this.writeStatus("VirtualKey", obj, status);
+  }
+
+  /** True when the key Secret was missing and has just been created. */
+  private async ensureKeySecret(owner: CustomObject, secretName: string, key: string): Promise<boolean> {
+    const ns = owner.metadata.namespace ?? "";
+    if (this.secrets.get(ns)?.get(ns, secretName)) return false;
+    return this.createKeySecret(owner, secretName, key);
   }
 
   /** Creates the key Secret with a random key; never touches an existing one. True when created. */

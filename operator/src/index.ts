@@ -3,7 +3,7 @@ export { Controller, type ControllerOptions, referencedSecrets } from "./control
 export { crdFiles, mcpClientCrd, virtualKeyCrd } from "./crds/crd.js";
 export * from "./crds/resources.js";
 export { openApiOf, toStructural } from "./crds/to-openapi.js";
-export { type BackoffOptions, backoffDelay } from "./kube/backoff.js";
+export { backoffDelay,type BackoffOptions } from "./kube/backoff.js";
 export { Informer, type InformerOptions } from "./kube/informer.js";
 export { LeaderElector, type LeaderOptions } from "./kube/leader.js";
 export { WorkQueue } from "./kube/work-queue.js";

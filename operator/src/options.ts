@@ -1,7 +1,7 @@
 /** Command-line flags of the `operator` bin, parsed once and checked with zod. */
 import { parseArgs } from "node:util";
 
-import { durationMs, DURATION_PATTERN } from "@toolgate/gateway";
+import { DURATION_PATTERN,durationMs } from "@toolgate/gateway";
 import { z } from "zod";
 
 const K8S_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
@@ -48,44 +48,42 @@ export interface FlagEnv {
 
 /** Parses argv (without node and script). Throws with a message naming the flag on bad input. */
 export function parseFlags(argv: string[], env: FlagEnv): OperatorFlags {
-  const { values } = parseArgs({
+  const { values: v } = parseArgs({
     args: argv,
     strict: true,
     options: {
-      namespace: { type: "string", multiple: true },
+      namespace: { type: "string", multiple: true, default: [env.POD_NAMESPACE ?? "default"] },
       "gateway-namespace": { type: "string" },
-      "gateway-config-map": { type: "string" },
-      "gateway-secret": { type: "string" },
+      "gateway-config-map": { type: "string", default: "toolgate-gateway" },
+      "gateway-secret": { type: "string", default: "toolgate-gateway" },
       "redis-url": { type: "string" },
-      "redis-prefix": { type: "string" },
+      "redis-prefix": { type: "string", default: "toolgate:" },
       "base-config": { type: "string" },
-      "health-host": { type: "string" },
-      "health-port": { type: "string" },
+      "health-host": { type: "string", default: "0.0.0.0" },
+      "health-port": { type: "string", default: "8081" },
       "lease-name": { type: "string" },
-      identity: { type: "string" },
-      "status-interval": { type: "string" },
-      "log-level": { type: "string" },
+      identity: { type: "string", default: env.POD_NAME ?? env.HOSTNAME ?? "toolgate-operator" },
+      "status-interval": { type: "string", default: "10s" },
+      "log-level": { type: "string", default: "info" },
     },
   });
-  const namespaces = (values.namespace ?? [env.POD_NAMESPACE ?? "default"]).flatMap((n) => n.split(",")).map((n) => n.trim()).filter(Boolean);
-  const configMap = values["gateway-config-map"] ?? "toolgate-gateway";
-  const interval = values["status-interval"] ?? "10s";
+  const namespaces = v.namespace.flatMap((n) => n.split(",")).map((n) => n.trim()).filter(Boolean);
+  const interval = v["status-interval"];
   if (!DURATION_PATTERN.test(interval)) throw new Error(`--status-interval "${interval}" is not a duration; use e.g. "10s"`);
-  const port = Number(values["health-port"] ?? "8081");
   const parsed = OperatorFlags.safeParse({
     namespaces,
-    gatewayNamespace: values["gateway-namespace"] ?? namespaces[0],
-    gatewayConfigMap: configMap,
-    gatewaySecret: values["gateway-secret"] ?? "toolgate-gateway",
-    redisUrl: values["redis-url"],
-    redisPrefix: values["redis-prefix"] ?? "toolgate:",
-    baseConfig: values["base-config"],
-    healthHost: values["health-host"] ?? "0.0.0.0",
-    healthPort: port,
-    leaseName: values["lease-name"] ?? `toolgate-operator-${configMap}`,
-    identity: values.identity ?? env.POD_NAME ?? env.HOSTNAME ?? "toolgate-operator",
+    gatewayNamespace: v["gateway-namespace"] ?? namespaces[0],
+    gatewayConfigMap: v["gateway-config-map"],
+    gatewaySecret: v["gateway-secret"],
+    redisUrl: v["redis-url"],
+    redisPrefix: v["redis-prefix"],
+    baseConfig: v["base-config"],
+    healthHost: v["health-host"],
+    healthPort: Number(v["health-port"]),
+    leaseName: v["lease-name"] ?? `toolgate-operator-${v["gateway-config-map"]}`,
+    identity: v.identity,
     statusIntervalMs: durationMs(interval),
-    logLevel: values["log-level"] ?? "info",
+    logLevel: v["log-level"],
   });
   if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
   return parsed.data;

@@ -5,8 +5,8 @@
  * to a temporary name and renamed, so parallel test files never see a half-written binary.
  */
 import { execFile } from "node:child_process";
-import { createRequire } from "node:module";
 import { chmod, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";

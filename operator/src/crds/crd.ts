@@ -5,8 +5,8 @@
 import { stringify } from "yaml";
 import type { z } from "zod";
 
-import { openApiOf, type OpenApiSchema } from "./to-openapi.js";
 import { GROUP, KINDS, MCPClientSpec, MCPClientStatus, VERSION, VirtualKeySpec, VirtualKeyStatus } from "./resources.js";
+import { openApiOf, type OpenApiSchema } from "./to-openapi.js";
 
 type Kind = (typeof KINDS)[keyof typeof KINDS];
 

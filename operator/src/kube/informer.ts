@@ -8,7 +8,7 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import { Watch } from "@kubernetes/client-node";
 
-import { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from "./backoff.js";
+import { backoffDelay, type BackoffOptions, DEFAULT_BACKOFF } from "./backoff.js";
 
 export interface KubeObject {
   metadata?: { name?: string | undefined; namespace?: string | undefined; resourceVersion?: string | undefined } | undefined;
@@ -110,8 +110,19 @@ export class Informer<T extends KubeObject> {
       return;
     }
     if (this.stopped) return;
+    this.replace(listed.items);
+    this.resourceVersion = listed.resourceVersion;
+    if (!this.isSynced) {
+      this.isSynced = true;
+      this.syncedResolve();
+    }
+    await this.watch();
+  }
+
+  /** Replaces the cache with a fresh list, emitting the difference as events. */
+  private replace(items: T[]): void {
     const seen = new Set<string>();
-    for (const obj of listed.items) {
+    for (const obj of items) {
       const key = objectName(obj);
       seen.add(key);
       const old = this.cache.get(key);
@@ -124,12 +135,6 @@ export class Informer<T extends KubeObject> {
       this.cache.delete(key);
       this.opts.onEvent("delete", old);
     }
-    this.resourceVersion = listed.resourceVersion;
-    if (!this.isSynced) {
-      this.isSynced = true;
-      this.syncedResolve();
-    }
-    await this.watch();
   }
 
   private async watch(): Promise<void> {

@@ -130,26 +130,35 @@ export class LeaderElector {
     }
   }
 
-  private async tryAcquireOrRenew(): Promise<boolean> {
-    const { name, namespace, identity } = this.opts;
-    let lease: V1Lease;
+  private async read(): Promise<V1Lease | undefined> {
     try {
-      lease = await this.api.readNamespacedLease({ name, namespace });
+      return await this.api.readNamespacedLease({ name: this.opts.name, namespace: this.opts.namespace });
     } catch (error) {
-      if (httpCode(error) !== 404) throw error;
-      return this.create();
+      if (httpCode(error) === 404) return undefined;
+      throw error;
     }
-    const spec = lease.spec ?? {};
-    const record = `${spec.holderIdentity ?? ""}|${String(spec.renewTime?.valueOf() ?? "")}`;
+  }
+
+  /** True while another candidate holds the Lease and has renewed it within its duration (as observed locally). */
+  private heldByOther(spec: NonNullable<V1Lease["spec"]>): boolean {
+    const holder = spec.holderIdentity ?? "";
+    const record = `${holder}|${String(spec.renewTime?.valueOf())}`;
     if (this.observed?.record !== record) this.observed = { record, at: this.now() };
-    const held = spec.holderIdentity !== undefined && spec.holderIdentity !== null && spec.holderIdentity !== "";
-    const mine = spec.holderIdentity === identity;
-    const duration = (spec.leaseDurationSeconds ?? this.opts.leaseDurationSeconds ?? 15) * 1000;
-    if (held && !mine && this.now() - this.observed.at < duration) return false;
+    if (holder === "" || holder === this.opts.identity) return false;
+    const duration = (spec.leaseDurationSeconds ?? this.durationMs / 1000) * 1000;
+    return this.now() - this.observed.at < duration;
+  }
+
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    const lease = await this.read();
+    if (!lease) return this.create();
+    const spec = lease.spec ?? {};
+    if (this.heldByOther(spec)) return false;
+    const mine = spec.holderIdentity === this.opts.identity;
     const acquire = mine && spec.acquireTime ? new Date(spec.acquireTime) : new Date(this.now());
     lease.spec = this.spec(acquire, (spec.leaseTransitions ?? 0) + (mine ? 0 : 1));
     try {
-      await this.api.replaceNamespacedLease({ name, namespace, body: lease });
+      await this.api.replaceNamespacedLease({ name: this.opts.name, namespace: this.opts.namespace, body: lease });
     } catch (error) {
       if (httpCode(error) === 409) return false;
       throw error;

@@ -4,7 +4,7 @@
  * being processed runs again afterwards. Failed keys come back with per-key exponential
  * backoff; success forgets the failure count.
  */
-import { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from "./backoff.js";
+import { backoffDelay, type BackoffOptions, DEFAULT_BACKOFF } from "./backoff.js";
 
 export type Handler = (key: string) => Promise<void>;
 

@@ -11,13 +11,13 @@ function obj(name: string, spec: unknown, namespace = "ns", created?: string): C
   return { metadata: { name, namespace, generation: 1, creationTimestamp: created ?? `2026-01-01T00:00:${String(seq % 60).padStart(2, "0")}Z` }, spec };
 }
 
-const secrets: SecretLookup = (ns, name) =>
-  ({
+const SECRETS: Record<string, Record<string, string>> = {
     "ns/tokens": { search: "Bearer abc", other: "x" },
     "ns/oauth": { secret: "client-secret" },
     "ns/vk": { key: "vk-value" },
     "ns/empty": { key: "" },
-  })[`${ns}/${name}`];
+};
+const secrets: SecretLookup = (ns, name) => SECRETS[`${ns}/${name}`];
 
 const http = { connectionType: "http", connectionString: "https://s.example/mcp" };
 

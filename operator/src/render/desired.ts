@@ -80,36 +80,73 @@ export function formatIssues(prefix: string, error: z.ZodError, camel = false): 
 
 type Built<T> = { ok: true; value: T; secrets: Record<string, string> } | { ok: false; reason: VerdictReason; message: string };
 
+/** Drops undefined values, so absent spec fields stay absent in the rendered config. */
+function compact<T extends object>(o: { [K in keyof T]: T[K] | undefined }): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+type Spec = MCPClientSpec;
+type Out = Record<string, string>;
+
+function headersOf(headers: NonNullable<Spec["headers"]>, name: string, ns: string, secrets: SecretLookup, out: Out): Record<string, string> {
+  const rendered: Record<string, string> = {};
+  Object.keys(headers)
+    .sort()
+    .forEach((h, i) => {
+      const hv = headers[h];
+      if (hv?.secretKeyRef) {
+        const key = headerSecretKey(name, i);
+        out[key] = readRef(secrets, ns, hv.secretKeyRef, `spec.headers.${h}`);
+        rendered[h] = envRef(key);
+      } else if (hv?.value !== undefined) rendered[h] = hv.value;
+    });
+  return rendered;
+}
+
+function oauthOf(o: NonNullable<Spec["oauthConfig"]>, name: string, ns: string, secrets: SecretLookup, out: Out): NonNullable<ClientConfigInput["oauth_config"]> {
+  let clientSecret: string | undefined;
+  if (o.clientSecretRef) {
+    const key = oauthSecretKey(name);
+    out[key] = readRef(secrets, ns, o.clientSecretRef, "spec.oauthConfig.clientSecretRef");
+    clientSecret = envRef(key);
+  }
+  return compact<NonNullable<ClientConfigInput["oauth_config"]>>({
+    client_id: o.clientId,
+    client_secret: clientSecret,
+    authorize_url: o.authorizeUrl,
+    token_url: o.tokenUrl,
+    registration_url: o.registrationUrl,
+    server_url: o.serverUrl,
+    scopes: o.scopes,
+  });
+}
+
+function stdioOf(s: NonNullable<Spec["stdioConfig"]>): NonNullable<ClientConfigInput["stdio_config"]> {
+  return { command: s.command, args: s.args ?? [], envs: s.envs ?? [] };
+}
+
+function clientConfigOf(spec: Spec, name: string, ns: string, secrets: SecretLookup, out: Out): ClientConfigInput {
+  return compact<ClientConfigInput>({
+    name,
+    connection_type: spec.connectionType,
+    connection_string: spec.connectionString,
+    stdio_config: spec.stdioConfig && stdioOf(spec.stdioConfig),
+    auth_type: spec.authType,
+    headers: spec.headers && headersOf(spec.headers, name, ns, secrets, out),
+    oauth_config: spec.oauthConfig && oauthOf(spec.oauthConfig, name, ns, secrets, out),
+    tools_to_execute: spec.toolsToExecute,
+    tools_to_auto_execute: spec.toolsToAutoExecute,
+    is_code_mode_client: spec.isCodeModeClient,
+    is_ping_available: spec.isPingAvailable,
+  });
+}
+
 function buildClient(obj: CustomObject, name: string, secrets: SecretLookup): Built<ClientConfigInput> {
   const parsed = MCPClientSpec.safeParse(obj.spec);
   if (!parsed.success) return { ok: false, reason: "InvalidSpec", message: formatIssues("spec", parsed.error) };
-  const spec = parsed.data;
-  const ns = obj.metadata.namespace ?? "";
-  const out: Record<string, string> = {};
+  const out: Out = {};
   try {
-    const cfg: ClientConfigInput = { name, connection_type: spec.connectionType };
-    if (spec.connectionString !== undefined) cfg.connection_string = spec.connectionString;
-    if (spec.stdioConfig) cfg.stdio_config = { command: spec.stdioConfig.command, args: spec.stdioConfig.args ?? [], envs: spec.stdioConfig.envs ?? [] };
-    if (spec.authType) cfg.auth_type = spec.authType;
-    if (spec.headers) {
-      const headers: Record<string, string> = {};
-      Object.keys(spec.headers)
-        .sort()
-        .forEach((h, i) => {
-          const hv = spec.headers?.[h];
-          if (hv?.secretKeyRef) {
-            const key = headerSecretKey(name, i);
-            out[key] = readRef(secrets, ns, hv.secretKeyRef, `spec.headers.${h}`);
-            headers[h] = envRef(key);
-          } else if (hv?.value !== undefined) headers[h] = hv.value;
-        });
-      cfg.headers = headers;
-    }
-    if (spec.oauthConfig) cfg.oauth_config = oauthOf(spec.oauthConfig, name, ns, secrets, out);
-    if (spec.toolsToExecute) cfg.tools_to_execute = spec.toolsToExecute;
-    if (spec.toolsToAutoExecute) cfg.tools_to_auto_execute = spec.toolsToAutoExecute;
-    if (spec.isCodeModeClient !== undefined) cfg.is_code_mode_client = spec.isCodeModeClient;
-    if (spec.isPingAvailable !== undefined) cfg.is_ping_available = spec.isPingAvailable;
+    const cfg = clientConfigOf(parsed.data, name, obj.metadata.namespace ?? "", secrets, out);
     // The gateway's own schema has the last word, so the CRD cannot admit what the gateway rejects.
     const check = ClientConfig.safeParse(cfg);
     if (!check.success) return { ok: false, reason: "InvalidSpec", message: formatIssues("spec", check.error, true) };
@@ -118,22 +155,6 @@ function buildClient(obj: CustomObject, name: string, secrets: SecretLookup): Bu
     if (error instanceof SecretRefError) return { ok: false, reason: error.reason, message: error.message };
     throw error;
   }
-}
-
-function oauthOf(o: MCPClientSpec["oauthConfig"] & object, name: string, ns: string, secrets: SecretLookup, out: Record<string, string>): NonNullable<ClientConfigInput["oauth_config"]> {
-  const cfg: NonNullable<ClientConfigInput["oauth_config"]> = {};
-  if (o.clientId !== undefined) cfg.client_id = o.clientId;
-  if (o.clientSecretRef) {
-    const key = oauthSecretKey(name);
-    out[key] = readRef(secrets, ns, o.clientSecretRef, "spec.oauthConfig.clientSecretRef");
-    cfg.client_secret = envRef(key);
-  }
-  if (o.authorizeUrl !== undefined) cfg.authorize_url = o.authorizeUrl;
-  if (o.tokenUrl !== undefined) cfg.token_url = o.tokenUrl;
-  if (o.registrationUrl !== undefined) cfg.registration_url = o.registrationUrl;
-  if (o.serverUrl !== undefined) cfg.server_url = o.serverUrl;
-  if (o.scopes) cfg.scopes = o.scopes;
-  return cfg;
 }
 
 type VirtualKeyInput = z.input<typeof VirtualKey>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import type { CustomObject } from "../crds/resources.js";
+import type { Condition, CustomObject } from "../crds/resources.js";
 import { mcpClientStatus, summarize, virtualKeyStatus } from "./resource-status.js";
 import type { ClientRuntime, PodClientReport } from "./status-source.js";
 
@@ -33,7 +33,7 @@ describe("summarize", () => {
 });
 
 const client = (spec: Record<string, unknown> = { connectionType: "http", connectionString: "https://x" }): CustomObject => ({ metadata: { name: "c", namespace: "ns", generation: 3 }, spec });
-const cond = (s: { conditions?: { type: string }[] }, type: string) => s.conditions?.find((c) => c.type === type);
+const cond = (s: { conditions?: Condition[] | undefined }, type: string) => s.conditions?.find((c) => c.type === type);
 
 describe("mcpClientStatus", () => {
   it.each<[string, ClientRuntime | undefined, Record<string, unknown>, string, string]>([

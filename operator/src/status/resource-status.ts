@@ -86,34 +86,46 @@ function readyOf(parts: ConditionInput[], generation: number | undefined): Condi
   return { ...base, status: "True", reason: "Serving", message: "served by the gateway" };
 }
 
+type NotOk = Extract<Verdict, { ok: false }>;
+
+const genOf = (obj: CustomObject): { observedGeneration?: number } => (obj.metadata.generation === undefined ? {} : { observedGeneration: obj.metadata.generation });
+
+/** A resource left out of the config: not ready for the verdict's reason; connection and authorization unknown. */
+function notServedStatus(obj: CustomObject, verdict: NotOk | undefined, prev: MCPClientStatus | undefined, ctx: StatusContext): MCPClientStatus {
+  const gen = genOf(obj);
+  const reason = verdict?.reason ?? "Pending";
+  const message = verdict?.message ?? "not rendered yet";
+  const notServed = { status: "Unknown" as const, reason: "NotServed", message: "not in the gateway config", ...gen };
+  const conds: ConditionInput[] = [{ type: "Ready", status: "False", reason, message, ...gen }, { type: "Connected", ...notServed }];
+  if (usesOAuth(obj)) conds.push({ type: "Authorized", ...notServed });
+  const status: MCPClientStatus = { ...gen, conditions: setConditions(prev?.conditions, conds, ctx.now), state: "invalid", toolCount: 0, lastError: message };
+  if (verdict?.name) status.clientName = verdict.name;
+  return status;
+}
+
+/** Optional fields, present only when they say something. */
+function extras(summary: Summary | undefined, rt: ClientRuntime | undefined, oauth: boolean): Partial<MCPClientStatus> {
+  const out: Partial<MCPClientStatus> = {};
+  if (summary?.toolsTruncated) out.toolsTruncated = true;
+  if (summary?.lastError) out.lastError = summary.lastError;
+  if (oauth && rt?.oauth?.status === "pending" && rt.oauth.authorizeUrl) out.authorizeUrl = rt.oauth.authorizeUrl;
+  return out;
+}
+
 export function mcpClientStatus(obj: CustomObject, verdict: Verdict | undefined, rt: ClientRuntime | undefined, prev: MCPClientStatus | undefined, ctx: StatusContext): MCPClientStatus {
+  if (!verdict?.ok) return notServedStatus(obj, verdict, prev, ctx);
   const generation = obj.metadata.generation;
-  const gen = generation === undefined ? {} : { observedGeneration: generation };
   const oauth = usesOAuth(obj);
-  if (!verdict?.ok) {
-    const reason = verdict?.reason ?? "Pending";
-    const message = verdict?.message ?? "not rendered yet";
-    const notServed = { status: "Unknown" as const, reason: "NotServed", message: "not in the gateway config", ...gen };
-    const conds: ConditionInput[] = [{ type: "Ready", status: "False", reason, message, ...gen }, { type: "Connected", ...notServed }];
-    if (oauth) conds.push({ type: "Authorized", ...notServed });
-    const status: MCPClientStatus = { ...gen, conditions: setConditions(prev?.conditions, conds, ctx.now), state: "invalid", toolCount: 0, lastError: message };
-    if (verdict?.name) status.clientName = verdict.name;
-    return status;
-  }
   const summary = summarize(rt?.pods ?? [], ctx);
   const parts = [connectedCondition(summary, generation)];
   if (oauth) parts.push(authorizedCondition(rt, generation));
   const conditions: Condition[] = setConditions(prev?.conditions, [readyOf(parts, generation), ...parts], ctx.now);
-  const status: MCPClientStatus = { ...gen, conditions, clientName: verdict.name, state: summary?.state ?? "pending", toolCount: summary?.toolCount ?? 0, tools: summary?.tools ?? [] };
-  if (summary?.toolsTruncated) status.toolsTruncated = true;
-  if (summary?.lastError) status.lastError = summary.lastError;
-  if (oauth && rt?.oauth?.status === "pending" && rt.oauth.authorizeUrl) status.authorizeUrl = rt.oauth.authorizeUrl;
-  return status;
+  const counts = summary ? { state: summary.state, toolCount: summary.toolCount, tools: summary.tools } : { state: "pending", toolCount: 0, tools: [] };
+  return { ...genOf(obj), conditions, clientName: verdict.name, ...counts, ...extras(summary, rt, oauth) };
 }
 
 export function virtualKeyStatus(obj: CustomObject, verdict: Verdict | undefined, secretName: string | undefined, prev: VirtualKeyStatus | undefined, ctx: StatusContext): VirtualKeyStatus {
-  const generation = obj.metadata.generation;
-  const gen = generation === undefined ? {} : { observedGeneration: generation };
+  const gen = genOf(obj);
   const ready: ConditionInput = verdict?.ok
     ? { type: "Ready", status: "True", reason: "Serving", message: "served by the gateway", ...gen }
     : { type: "Ready", status: "False", reason: verdict?.reason ?? "Pending", message: verdict?.message ?? "not rendered yet", ...gen };
