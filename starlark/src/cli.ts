@@ -6,8 +6,8 @@
 
 import { readFileSync } from "node:fs";
 
-import { EvalError } from "./eval/errors.js";
-import { execFile } from "./eval/exec.js";
+import { EvalError } from "./eval/index.js";
+import { execFile } from "./eval/index.js";
 import type { FileOptions } from "./syntax/ast.js";
 
 const OPTION_NAMES = ["set", "while", "toplevelcontrol", "globalreassign", "recursion", "loadbindsglobally"] as const;

@@ -8,11 +8,11 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 
-import { EvalError } from "../eval/errors.js";
-import { compileSource, execProgram } from "../eval/exec.js";
-import { jsonModule } from "../eval/json.js";
-import { Thread } from "../eval/thread.js";
-import type { Value } from "../eval/value.js";
+import type { Value } from "../eval/index.js";
+import { EvalError } from "../eval/index.js";
+import { compileSource, execProgram } from "../eval/index.js";
+import { jsonModule } from "../eval/index.js";
+import { Thread } from "../eval/index.js";
 import { type Chunk, readChunks } from "./chunked-file.js";
 import { assertPredeclared, callStack, lineInFile, REPORTER, testPredeclared } from "./host-values.js";
 import { chunkOptions, STATIC_SUITE_FILES, type SuiteResult } from "./static-suites.js";

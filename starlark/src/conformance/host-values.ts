@@ -2,13 +2,13 @@
 // starlarktest): the assert module's predeclared builtins (error, catch, matches, module,
 // _freeze, _floateq) and the test values hasfields, fibonacci and struct.
 
-import { Builtin, type BuiltinFn } from "../eval/builtin.js";
-import { List } from "../eval/collections.js";
-import { EvalError, fail, StarlarkError } from "../eval/errors.js";
-import { HostModule, Struct } from "../eval/host.js";
-import { call, callStack } from "../eval/interp.js";
-import type { Thread } from "../eval/thread.js";
-import { Float, freeze, type HashKey, type Iter, StarObject, str, type Value } from "../eval/value.js";
+import type { Thread } from "../eval/index.js";
+import { Builtin, type BuiltinFn } from "../eval/index.js";
+import { List } from "../eval/index.js";
+import { EvalError, fail, StarlarkError } from "../eval/index.js";
+import { HostModule, Struct } from "../eval/index.js";
+import { call, callStack } from "../eval/index.js";
+import { Float, freeze, type HashKey, type Iter, StarObject, str, type Value } from "../eval/index.js";
 
 export type Reporter = (line: number | undefined, msg: string) => void;
 

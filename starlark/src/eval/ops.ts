@@ -463,6 +463,8 @@ export function mustIterate(x: Value): Iter {
 export function toArray(x: Value): Value[] {
   if (x instanceof List) return x.elems.slice();
   if (Array.isArray(x)) return (x as Tuple).slice();
+  // A range knows its length: refuse an oversized one before materialising anything.
+  if (x instanceof Range) chargeElems(x.size, 0);
   const it = mustIterate(x);
   const out: Value[] = [];
   try {
