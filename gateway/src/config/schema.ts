@@ -96,13 +96,18 @@ const clientFields = {
       message: "must use ASCII letters, digits, '_', '.' and '-' only, starting with a letter, digit or '_'",
     })
     .max(200)
+    .describe("Client identifier, used in /api/mcp/client/{id} paths; default: the name")
     .optional(),
-  name: ClientName,
-  connection_type: ConnectionType,
+  name: ClientName.describe(
+    "Unique name: ASCII letters, digits and underscores, not starting with a digit; tools are exposed as <name>_<tool>",
+  ),
+  connection_type: ConnectionType.describe("stdio (a child process), http (streamable HTTP) or sse"),
   /** URL of the server, or `env.<VAR>`. Required for http and sse. */
-  connection_string: UrlOrEnvRef.optional(),
-  stdio_config: StdioConfig.optional(),
-  auth_type: AuthType.optional(),
+  connection_string: UrlOrEnvRef.describe("URL of the MCP server (http and sse), or env.<VAR>").optional(),
+  stdio_config: StdioConfig.describe(
+    "Command, args and passed environment variable names (stdio)",
+  ).optional(),
+  auth_type: AuthType.describe("headers (static headers) or oauth; http and sse only").optional(),
   /** Header values are secret-bearing; `env.<VAR>` allowed. */
   headers: z
     .record(
@@ -111,12 +116,23 @@ const clientFields = {
         .regex(HEADER_NAME_PATTERN, { message: "must be an HTTP header name (letters, digits and -)" }),
       z.string(),
     )
+    .describe("Static headers sent to the server (auth_type headers); values may be env.<VAR>")
     .optional(),
-  oauth_config: OAuthConfig.optional(),
-  tools_to_execute: ToolList.default([]),
-  tools_to_auto_execute: ToolList.default([]),
-  is_code_mode_client: z.boolean().default(false),
-  is_ping_available: z.boolean().default(true),
+  oauth_config: OAuthConfig.describe("OAuth 2.0 settings (auth_type oauth)").optional(),
+  tools_to_execute: ToolList.describe(
+    'Tools included: ["*"] = all, empty = none, else exactly these',
+  ).default([]),
+  tools_to_auto_execute: ToolList.describe(
+    'Tools run automatically in agent mode; a subset of tools_to_execute ("*" = all)',
+  ).default([]),
+  is_code_mode_client: z
+    .boolean()
+    .describe("Reach this client's tools only through the code-mode meta-tools")
+    .default(false),
+  is_ping_available: z
+    .boolean()
+    .describe("Health checks by ping (true) or by listing tools (false)")
+    .default(true),
 };
 
 type ClientShape = z.infer<z.ZodObject<typeof clientFields>>;
@@ -298,13 +314,23 @@ export const GovernanceSection = z.strictObject({
 });
 
 export const ServerSection = z.strictObject({
-  host: z.string().default("127.0.0.1"),
-  port: z.int().min(0).max(65535).default(8080),
+  host: z.string().describe("Listen address (--host, TOOLGATE_HOST override it)").default("127.0.0.1"),
+  port: z
+    .int()
+    .min(0)
+    .max(65535)
+    .describe("Listen port, 0 = any free port (--port, TOOLGATE_PORT)")
+    .default(8080),
   /** HTTP Basic auth for /api/*, /config and /metrics. Absent: those answer loopback callers only. */
-  auth: z.strictObject({ username: z.string().min(1), password: secretString() }).optional(),
+  auth: z
+    .strictObject({ username: z.string().min(1), password: secretString() })
+    .describe("HTTP Basic auth for /api/*, /config and /metrics; absent: loopback callers only")
+    .optional(),
   /** Creating stdio clients through the API runs a command on the host; off unless set. */
   allow_stdio_from_api: z.boolean().default(false),
-  shutdown_grace_period: Duration.default("10s"),
+  shutdown_grace_period: Duration.describe("Time in-flight requests get to finish on SIGTERM/SIGINT").default(
+    "10s",
+  ),
   body_limit_api: z
     .int()
     .min(1024)
@@ -313,7 +339,10 @@ export const ServerSection = z.strictObject({
     .int()
     .min(1024)
     .default(4 * 1024 * 1024),
-  log_level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  log_level: z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+    .describe("pino log level")
+    .default("info"),
   /** Secret used to sign /mcp session ids; `env.` allowed. Absent: a random key per process. */
   session_secret: secretString(16, "it signs session ids").optional(),
 });
@@ -332,11 +361,15 @@ export const StateSection = z.strictObject({
 
 export const GatewayConfigObject = z.strictObject({
   $schema: z.string().optional(),
-  server: ServerSection.prefault({}),
-  state: StateSection.prefault({}),
-  mcp: McpSection.prefault({}),
-  client: ClientSection.prefault({}),
-  config: LegacyConfigSection.optional(),
+  server: ServerSection.describe("Toolgate's own listener, auth, limits and logging").prefault({}),
+  state: StateSection.describe("Shared state: in-memory unless redis_url is set").prefault({}),
+  mcp: McpSection.describe("MCP clients, health monitoring and tool execution (SPEC 2.1, 2.5)").prefault({}),
+  client: ClientSection.describe("Gateway behaviour: governance, metric labels, tuning (SPEC 2.5)").prefault(
+    {},
+  ),
+  config: LegacyConfigSection.describe(
+    "Older spelling of client.drop_excess_requests / initial_pool_size; wins when set",
+  ).optional(),
   providers: z
     .record(
       z
@@ -345,7 +378,7 @@ export const GatewayConfigObject = z.strictObject({
       ProviderConfig,
     )
     .default({}),
-  governance: GovernanceSection.prefault({}),
+  governance: GovernanceSection.describe("Virtual keys and their per-client tool filters").prefault({}),
 });
 
 export const GatewayConfig = GatewayConfigObject.superRefine((cfg, ctx) => {
