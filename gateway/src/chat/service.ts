@@ -50,6 +50,12 @@ export interface ChatOptions {
   readonly secrets?: SecretSource | undefined;
   /** More tools per request, with their executors (the code-mode meta-tools). */
   readonly extraTools?: ExtraToolsProvider | undefined;
+  /**
+   * Names of every MCP client the gateway knows (file and API clients), for the
+   * `x-bf-mcp-*` headers and for telling skipped tool calls from foreign ones. Default: the
+   * registry's `clientNames()` when it has one, else the clients of the config file.
+   */
+  readonly clientNames?: (() => ReadonlySet<string>) | undefined;
   /** SPEC 6.3: request id of each agent iteration; default `<parent-id>-<iteration>`. */
   readonly iterationRequestId?: ((parentId: string, iteration: number) => string) | undefined;
 }
@@ -152,12 +158,14 @@ export function createChat(options: ChatOptions): Chat {
   const providers = new Providers(() => drop.get());
   const pool = new ContextPool(effectiveTuning(getConfig()).initialPoolSize);
   const deps: CallDeps = { providers, pool, recorder: options.recorder, secrets: options.secrets };
+  const clientNames = options.clientNames ?? registryClientNames(registry);
+  const knownClients = (config: GatewayConfig): ReadonlySet<string> => clientNames?.() ?? configuredClients(config);
 
   function prepare(req: FastifyRequest, reply: FastifyReply, model: string, callerTools: ReadonlySet<string>): Prepared {
     const caller = governance.resolveCaller(req.headers);
     const config = getConfig();
     const target = resolveTarget(model, config);
-    const toolset = buildToolset({ registry, config, caller, headers: req.headers, callerTools, extraTools: options.extraTools });
+    const toolset = buildToolset({ registry, config, caller, headers: req.headers, callerTools, clients: knownClients(config), extraTools: options.extraTools });
     const labels: ProviderCallLabels = {
       provider: target.provider,
       model: target.model,
@@ -197,7 +205,7 @@ export function createChat(options: ChatOptions): Chat {
       iterationRequestId: options.iterationRequestId,
       signal: p.signal,
       callModel: (request, ctx) => callModel(p, dialect, request, ctx.requestId),
-      classify: classifier({ set: p.toolset, registry, caller: p.caller, clients: () => knownClients(p.config) }),
+      classify: classifier({ set: p.toolset, registry, caller: p.caller, clients: () => allClients(p.config) }),
     });
     options.mcpRecorder?.agentIterations(result.iterations);
     logger.debug({ reqId: p.requestId, iterations: result.iterations, stop: result.stop }, "agent loop finished");
@@ -205,8 +213,8 @@ export function createChat(options: ChatOptions): Chat {
     return JSON.parse(renameAliases(JSON.stringify(result.response), p.toolset.aliases)) as Json;
   }
 
-  function knownClients(config: GatewayConfig): Iterable<string> {
-    const names = new Set(configuredClients(config));
+  function allClients(config: GatewayConfig): Iterable<string> {
+    const names = new Set([...configuredClients(config), ...knownClients(config)]);
     for (const e of registry.list({ includeCodeMode: true })) names.add(e.client);
     return names;
   }
@@ -268,6 +276,14 @@ export function createChat(options: ChatOptions): Chat {
     poolStats: () => pool.stats,
     close: () => providers.close(),
   };
+}
+
+/** The registry's own list of client names, when the implementation offers one (AggregatedToolRegistry does). */
+function registryClientNames(registry: ToolRegistry): (() => ReadonlySet<string>) | undefined {
+  const candidate = registry as ToolRegistry & { clientNames?: unknown };
+  if (typeof candidate.clientNames !== "function") return undefined;
+  const fn = candidate.clientNames as () => ReadonlySet<string>;
+  return () => fn.call(registry);
 }
 
 function tokensOf(dialect: Dialect, buf: Buffer): { input?: number; output?: number } | undefined {

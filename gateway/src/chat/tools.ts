@@ -69,6 +69,8 @@ export interface ToolsetInput {
   readonly caller: Caller;
   readonly headers: HeaderBag;
   readonly callerTools: ReadonlySet<string>;
+  /** Names of the known MCP clients, for reading `<client>-<tool>` in the headers. */
+  readonly clients: ReadonlySet<string>;
   readonly extraTools?: ExtraToolsProvider | undefined;
 }
 
@@ -84,8 +86,8 @@ export function configuredClients(config: GatewayConfig): ReadonlySet<string> {
 }
 
 export function buildToolset(input: ToolsetInput): Toolset {
-  const { registry, config, caller, headers, callerTools } = input;
-  const parsed = parseToolHeaders(headers, configuredClients(config));
+  const { registry, caller, headers, callerTools } = input;
+  const parsed = parseToolHeaders(headers, input.clients);
   const filter: ToolFilter = caller.allowance ? { ...parsed, allowance: caller.allowance, includeCodeMode: false } : { ...parsed, includeCodeMode: false };
   const listed = registry.list(filter);
   const byFunction = new Map<string, OfferedTool>();
