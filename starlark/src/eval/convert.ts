@@ -58,18 +58,24 @@ export function toJS(v: Value): JsonValue {
   }
 }
 
+// Defines an own property even for "__proto__", so script-chosen keys cannot change an
+// object's prototype.
+function setOwn(o: Record<string, JsonValue>, k: string, v: JsonValue): void {
+  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+}
+
 function objectToJS(v: StarObject): JsonValue {
   if (v instanceof Float) return v.v;
   if (v instanceof List) return v.elems.map(toJS);
   if (v instanceof StarSet) return v.keys().map(toJS);
   if (v instanceof Dict) {
     const out: Record<string, JsonValue> = {};
-    for (const e of v.map.values()) out[str(e.k)] = toJS(e.v);
+    for (const e of v.map.values()) setOwn(out, str(e.k), toJS(e.v));
     return out;
   }
   if (v instanceof Struct) {
     const out: Record<string, JsonValue> = {};
-    for (const [k, f] of v.fields) out[k] = toJS(f);
+    for (const [k, f] of v.fields) setOwn(out, k, toJS(f));
     return out;
   }
   return fail(`cannot convert ${typeName(v)} to a JSON value`);
@@ -94,8 +100,8 @@ function toolParams(args: readonly Value[], kwargs: Kwargs): Record<string, Json
   const first = args[0];
   if (first !== undefined) {
     if (!(first instanceof Dict)) fail(`got ${typeName(first)}, want keyword arguments or one dict`);
-    Object.assign(params, toJS(first));
+    for (const [k, v] of Object.entries(toJS(first) as Record<string, JsonValue>)) setOwn(params, k, v);
   }
-  for (const [k, v] of kwargs) params[k] = toJS(v);
+  for (const [k, v] of kwargs) setOwn(params, k, toJS(v));
   return params;
 }

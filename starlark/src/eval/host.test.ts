@@ -104,3 +104,22 @@ describe("json module", () => {
     );
   });
 });
+
+describe("host safety", () => {
+  it("never lets a script-chosen key replace a converted object's prototype", async () => {
+    const v = await evalExpr({ source: '{"__proto__": {"polluted": True}}' });
+    const js = toJS(v) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(js)).toBe(Object.prototype);
+    expect(Object.keys(js)).toEqual(["__proto__"]);
+    expect((js as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+
+  it("exposes the host's own error as the cause of the evaluation error", async () => {
+    class ToolFailed extends Error {}
+    const boom = toolFunction("boom", () => Promise.reject(new ToolFailed("quota exceeded")));
+    const err = await execFile({ source: "boom(x=1)", predeclared: { boom } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EvalError);
+    expect((err as EvalError).cause).toBeInstanceOf(ToolFailed);
+    expect((err as EvalError).msg).toBe("boom: quota exceeded");
+  });
+});

@@ -196,7 +196,9 @@ function unwind(thread: Thread, base: number, e: unknown): EvalError {
   if (e instanceof EvalError) err = e;
   else {
     const msg = e instanceof StarlarkError ? e.msg : e instanceof Error ? e.message : String(e);
-    err = new EvalError(msg, callStack(thread), e);
+    // For a failed host call, expose the host's own error as the cause.
+    const hostCause = e instanceof StarlarkError ? (e as { cause?: unknown }).cause : undefined;
+    err = new EvalError(msg, callStack(thread), hostCause ?? e);
   }
   while (thread.frames.length > base) {
     const fr = thread.frames.pop();
