@@ -49,15 +49,16 @@ describe.each(fleets)("fleet health (%s store)", (_kind, makeFleet) => {
 
   it("keeps a live pod's report beyond its TTL and drops it once the pod stops", async () => {
     fleet = makeFleet();
-    const a = await pod("pod-a", 150);
+    // A 300 ms TTL is refreshed every 100 ms: the report would need three missed refreshes to lapse.
+    const a = await pod("pod-a", 300);
     const b = await pod("pod-b");
     await a.report(ok("github"));
     await b.report(ok("github"));
     // Real time even for memory: TTL and refresh are exercised end to end here.
-    await new Promise((r) => setTimeout(r, 400));
+    await new Promise((r) => setTimeout(r, 700));
     expect((await b.client("github")).summary.pods).toBe(2);
     await a.close();
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 600));
     expect((await b.client("github")).pods.map((p) => p.pod)).toEqual(["pod-b"]);
   });
 
