@@ -23,7 +23,8 @@ function requestBytes(request: FastifyRequest): number {
     const n = Number(header);
     if (Number.isFinite(n) && n >= 0) return n;
   }
-  // Chunked uploads have no Content-Length; the parsed body is the next best measure.
+  // Chunked uploads have no Content-Length; a text or binary body gives its size. A chunked JSON
+  // body counts 0: re-serializing it on every request would cost more than the figure is worth.
   const body: unknown = request.body;
   if (typeof body === "string") return Buffer.byteLength(body);
   if (Buffer.isBuffer(body)) return body.length;
