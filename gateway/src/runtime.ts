@@ -15,6 +15,7 @@ import { ClientService } from "./api/client-service.js";
 import { type ClientSectionValue, type ConfigPatch, configRoutes } from "./api/config-routes.js";
 import type { AppPlugin } from "./app.js";
 import { type Chat, createChat } from "./chat/index.js";
+import { createCodeMode } from "./codemode/index.js";
 import { processSecretSource, resolveSecret, type SecretSource } from "./config/env.js";
 import type { GatewayConfig } from "./config/schema.js";
 import { createGovernance, type VirtualKeyGovernance } from "./governance/index.js";
@@ -94,8 +95,11 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
   const runtimeClients = createRuntimeClients({ store: state, podId, logger });
   const fleetHealth = createFleetHealth({ store: state, podId, logger });
   const clients = new ClientService({ upstream, repository: runtimeClients, logger, initialConfig: config });
+  // Code mode reads the running config per call: a reload changes binding level and timeout.
+  const codeMode = createCodeMode({ registry: upstream.registry, getConfig, recorder: telemetry.mcp, logger });
   const chat = createChat({
     getConfig,
+    extraTools: codeMode.extraTools,
     registry: upstream.registry,
     governance,
     recorder: telemetry.provider,
@@ -124,7 +128,7 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
     registry: upstream.registry,
     governance: () => governance,
     headerFilter: toolHeaderFilter((h) => parseToolHeaders(h, upstream.registry.clientNames())),
-    ...(options.virtualTools ? { virtual: options.virtualTools } : {}),
+    virtual: options.virtualTools ?? codeMode.virtualTools,
     allowedOrigins: () => config.client.allowed_origins,
     bodyLimit: config.server.body_limit_mcp,
     ...(config.server.session_secret ? { sessionSecret: resolveSecret(config.server.session_secret, secrets) } : {}),
