@@ -7,7 +7,19 @@ export type { ClusterEvents, ClusterEventsOptions, ToolsChangedListener } from "
 export { createClusterEvents } from "./events.js";
 export type { ClientFleetHealth, ClientHealthInput, FleetHealth, FleetHealthOptions, FleetState, RecheckListener } from "./fleet-health.js";
 export { createFleetHealth, DEFAULT_HEALTH_TTL_MS, summarize as summarizeClientHealth } from "./fleet-health.js";
-export * from "./keys.js";
+export {
+  ClientHealthReport,
+  ClientsEvent,
+  HealthEvent,
+  HealthState,
+  RuntimeClientRecord,
+  SnapshotEvent,
+  SnapshotTool,
+  channels as stateChannels,
+  keys as stateKeys,
+  ToolsChangedEvent,
+  ToolSnapshot,
+} from "./keys.js";
 export { MemoryHub } from "./memory-backend.js";
 export { resolvePodId } from "./pod-id.js";
 export { COMMAND_TIMEOUT_MS, redisTarget } from "./redis-target.js";
