@@ -213,6 +213,18 @@ describe("health monitor and reconnection", () => {
     expect(firstText(result)).toContain("back");
   });
 
+  it("goes from disconnected to error when automatic reconnection gives up", async () => {
+    const server = await faultHttp();
+    const { manager, states, config, backoffWaits } = setup([httpClient("gone", server.mcpUrl)], HEALTH);
+    await manager.apply(config);
+    await waitForState(manager, "gone", "connected");
+    await server.stop();
+    const status = await waitForState(manager, "gone", "error");
+    expect(status.lastError).toMatch(/gave up after 6 attempts/);
+    expect(backoffWaits().slice(0, 5)).toEqual(BACKOFF);
+    expect(states.map(([, s]) => s)).toEqual(["connecting", "connected", "disconnected", "error"]);
+  });
+
   it("notices a stdio child that exits at once, not at the next health check", async () => {
     const { manager, states, config } = setup([faultStdio("crashy")]);
     await manager.apply(config);

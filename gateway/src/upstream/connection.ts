@@ -282,9 +282,12 @@ export class Connection {
       this.#reconnecting = undefined;
       return this.status();
     };
-    await this.#teardown();
+    // Out of service first, so callers see `connecting` (not a connected client without a
+    // session) while the old session takes its time to close.
+    const old = this.#detach();
+    if (kind !== "auto" && !this.#lifetime.signal.aborted) this.#setState("connecting");
+    await this.#closeSession(old);
     if (this.#lifetime.signal.aborted) return finish();
-    if (kind !== "auto") this.#setState("connecting");
     if (kind !== "initial") this.#deps.recorder?.clientReconnect(this.name);
     try {
       await withRetry(() => this.#connectOnce(), {
@@ -346,11 +349,20 @@ export class Connection {
 
   /** Closes the current session (if any) without reacting to its close event. */
   async #teardown(): Promise<void> {
+    await this.#closeSession(this.#detach());
+  }
+
+  /** Takes the current session out of service at once (its close event is ignored from here on). */
+  #detach(): Session | undefined {
     const session = this.#session;
-    if (!session) return;
     this.#session = undefined;
-    session.stop.abort();
-    await session.client.close().catch((err: unknown) => this.#log.debug({ err: errorText(err) }, "closing the MCP client failed"));
+    session?.stop.abort();
+    return session;
+  }
+
+  /** Closing can take a while (a stdio child gets up to 2 s to exit before SIGTERM). */
+  async #closeSession(session: Session | undefined): Promise<void> {
+    await session?.client.close().catch((err: unknown) => this.#log.debug({ err: errorText(err) }, "closing the MCP client failed"));
   }
 
   #onSessionClosed(session: Session): void {
@@ -365,8 +377,9 @@ export class Connection {
   async #disconnect(session: Session, reason: string): Promise<void> {
     if (session !== this.#session) return;
     this.#lastError = reason;
-    await this.#teardown();
+    this.#detach();
     this.#setState("disconnected");
+    await this.#closeSession(session);
     void this.#runReconnect("auto");
   }
 
