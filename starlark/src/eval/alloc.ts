@@ -19,9 +19,27 @@ export interface AllocLimits {
   readonly maxAllocations: number;
 }
 
+// Work done inside one instruction (scanning a long list for `in`, comparing long
+// sequences, sorting) is counted too: every WORK_INTERVAL units the budget calls onWork, which
+// the thread uses to charge steps and check its timeout and cancellation, so a single costly
+// builtin cannot run past them.
+const WORK_INTERVAL = 1 << 16;
+
 export class AllocBudget {
   allocated = 0;
-  constructor(readonly limits: AllocLimits) {}
+  work = 0;
+  private nextCheck = WORK_INTERVAL;
+  constructor(
+    readonly limits: AllocLimits,
+    private readonly onWork: (units: number) => void = () => {},
+  ) {}
+  addWork(n: number): void {
+    this.work += n;
+    if (this.work < this.nextCheck) return;
+    const units = this.work - this.nextCheck + WORK_INTERVAL;
+    this.nextCheck = this.work + WORK_INTERVAL;
+    this.onWork(units);
+  }
 }
 
 const UNLIMITED = new AllocBudget({ maxStringLength: 2 ** 29, maxCollectionLength: 2 ** 30, maxAllocations: Infinity });
@@ -45,6 +63,11 @@ export function chargeString(len: number, fresh = len): void {
   if (len > budget.limits.maxStringLength)
     throw new StarlarkError(`string too long: ${len} characters exceeds the limit of ${budget.limits.maxStringLength}`);
   charge(fresh);
+}
+
+// Charges n units of work done by a builtin or operator within one step.
+export function chargeWork(n: number): void {
+  budget.addWork(n);
 }
 
 export function chargeElems(len: number, fresh = len): void {

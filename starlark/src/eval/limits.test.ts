@@ -90,3 +90,10 @@ describe("cancellation while awaiting the host", () => {
     expect((err as EvalError).msg).toBe("Starlark computation cancelled: timeout after 30 ms");
   });
 });
+
+describe("work inside a single step", () => {
+  it("counts the scanning done by `in` against the step budget", async () => {
+    const e = await failure("x = list(range(100000))\nfor i in range(1000):\n    found = -1 in x", { maxSteps: 200_000 });
+    expect(e.msg).toMatch(/too many steps/);
+  });
+});

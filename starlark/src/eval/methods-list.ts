@@ -1,6 +1,6 @@
 // Methods of list.
 
-import { chargeElems } from "./alloc.js";
+import { chargeElems, chargeWork } from "./alloc.js";
 import type { MethodFn } from "./builtin.js";
 import type { List } from "./collections.js";
 import { fail } from "./errors.js";
@@ -40,6 +40,7 @@ export const listMethods: Record<string, MethodFn<List>> = {
     const n = l.elems.length;
     const lo = start === undefined || start === null ? 0 : clampIndex(wantInt(start, "start"), n);
     const hi = end === undefined || end === null ? n : clampIndex(wantInt(end, "end"), n);
+    chargeWork(hi - lo);
     for (let i = lo; i < hi; i++) if (equals(l.elems[i] ?? null, x ?? null)) return i;
     return fail("value not in list");
   },
@@ -64,6 +65,7 @@ export const listMethods: Record<string, MethodFn<List>> = {
     unpackPositional(args, kwargs, 1, 1);
     l.checkMutable("remove from");
     const x: Value = args[0] ?? null;
+    chargeWork(l.elems.length);
     const i = l.elems.findIndex((e) => equals(e, x));
     if (i < 0) fail("element not found");
     l.elems.splice(i, 1);

@@ -5,7 +5,7 @@
 // interpreter calls them directly from its dispatch loop. Host objects take part through
 // StarObject's protocol hooks (binaryOp, index, contains, iterate, len, attr).
 
-import { chargeElems, chargeString } from "./alloc.js";
+import { chargeElems, chargeString, chargeWork } from "./alloc.js";
 import { Builtin } from "./builtin.js";
 import { ArrayIter, Bytes, Dict, HashTable, List, Range, StarSet } from "./collections.js";
 import { fail, StarlarkError } from "./errors.js";
@@ -267,6 +267,7 @@ export function invert(x: Value): Value {
 
 function seqEquals(a: readonly Value[], b: readonly Value[], depth: number): boolean {
   if (a.length !== b.length) return false;
+  chargeWork(a.length);
   for (let i = 0; i < a.length; i++) if (!equalsDepth(a[i] ?? null, b[i] ?? null, depth + 1)) return false;
   return true;
 }
@@ -383,8 +384,14 @@ export function contains(container: Value, x: Value): boolean {
     if (typeof x !== "string") fail(`'in <string>' requires string as left operand, not ${typeName(x)}`);
     return container.includes(x);
   }
-  if (Array.isArray(container)) return (container as Tuple).some((e) => equals(e, x));
-  if (container instanceof List) return container.elems.some((e) => equals(e, x));
+  if (Array.isArray(container)) {
+    chargeWork(container.length);
+    return (container as Tuple).some((e) => equals(e, x));
+  }
+  if (container instanceof List) {
+    chargeWork(container.elems.length);
+    return container.elems.some((e) => equals(e, x));
+  }
   if (container instanceof StarSet) return container.has(x);
   if (container instanceof Dict) {
     // An unhashable value is simply not a key (starlark-go: `[] not in {}` is True).
@@ -461,8 +468,14 @@ export function mustIterate(x: Value): Iter {
 
 // Collects the elements of an iterable, charging the allocation budget.
 export function toArray(x: Value): Value[] {
-  if (x instanceof List) return x.elems.slice();
-  if (Array.isArray(x)) return (x as Tuple).slice();
+  if (x instanceof List) {
+    chargeWork(x.elems.length);
+    return x.elems.slice();
+  }
+  if (Array.isArray(x)) {
+    chargeWork(x.length);
+    return (x as Tuple).slice();
+  }
   // A range knows its length: refuse an oversized one before materialising anything.
   if (x instanceof Range) chargeElems(x.size, 0);
   const it = mustIterate(x);
@@ -470,7 +483,10 @@ export function toArray(x: Value): Value[] {
   try {
     for (let v = it.next(); v !== undefined; v = it.next()) {
       out.push(v);
-      if ((out.length & 1023) === 0) chargeElems(out.length, 1024);
+      if ((out.length & 1023) === 0) {
+        chargeElems(out.length, 1024);
+        chargeWork(1024);
+      }
     }
   } finally {
     it.done();

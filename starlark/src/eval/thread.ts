@@ -89,7 +89,11 @@ export class Thread {
   constructor(opts: ThreadOptions = {}) {
     this.name = opts.name ?? "main";
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
-    this.budget = new AllocBudget(this.limits);
+    // Sixteen units of in-builtin work (element visits, comparisons) count as one step.
+    this.budget = new AllocBudget(this.limits, (units) => {
+      this.steps += units >> 4;
+      this.checkCancel();
+    });
     this.signal = opts.signal;
     this.print = opts.print ?? ((msg) => void process.stdout.write(`${msg}\n`));
     this.load = opts.load;

@@ -1,9 +1,10 @@
 // The universal builtins (spec.md "Built-in functions"): the names every module sees.
 
 
+import { chargeWork } from "./alloc.js";
 import { Builtin, type BuiltinFn, type Kwargs } from "./builtin.js";
 import { Bytes, bytesFromUtf8, Dict, List, Range, StarSet } from "./collections.js";
-import { fail, StarlarkError } from "./errors.js";
+import { fail, LimitError, StarlarkError } from "./errors.js";
 import { call } from "./interp.js";
 import { updateDict } from "./methods-table.js";
 import { floatToInt, intAbs, intToFloat } from "./numeric.js";
@@ -68,11 +69,13 @@ function sorted(thread: Thread, args: Value[], kwargs: Kwargs): Value | Promise<
   return then(keys, (ks) => {
     const less = (a: number, b: number): boolean => ops.lt(ks[a] ?? null, ks[b] ?? null);
     const lt = rev ? (a: number, b: number): boolean => less(b, a) : less;
+    chargeWork(xs.length * Math.ceil(Math.log2(xs.length + 1)));
     let idx = xs.map((_, i) => i);
     try {
       // V8's sort is stable; it only fails on incomparable keys.
       idx.sort((a, b) => (lt(a, b) ? -1 : lt(b, a) ? 1 : 0));
-    } catch {
+    } catch (e) {
+      if (e instanceof LimitError || !(e instanceof StarlarkError)) throw e;
       // Re-sort in starlark-go's comparison order so that the error names the operands as
       // starlark-go does (or, if that order never meets the incomparable pair, succeeds).
       idx = mergeSort(
