@@ -1,6 +1,27 @@
 // Public surface of the Starlark interpreter: run files and expressions with host values,
 // limits and cancellation; convert data between JS and Starlark; define host builtins and
 // objects; the error classes.
+//
+// Code mode, for example:
+//
+//   const github = new HostObject("server", {
+//     search_issues: toolFunction("github.search_issues", (params) => callTool("github", "search_issues", params)),
+//   }, "github");
+//   const logs: string[] = [];
+//   const { globals } = await execFile({
+//     filename: "script.star",
+//     source,
+//     predeclared: { github },
+//     options: { toplevelcontrol: true, globalreassign: true, while: true, set: true, recursion: true, fstrings: true },
+//     limits: { timeoutMs: 30_000 },
+//     signal,
+//     print: (line) => logs.push(line),
+//   });
+//   const result = toJS(globals.get("result") ?? null);
+//
+// Errors: SyntaxError and ResolveError (static, with file:line:col in `message`), EvalError
+// (runtime: `msg`, `callStack`, `backtrace()`, `isLimit` for steps/timeout/cancellation, and
+// `cause` = the host's own error when a host function failed).
 
 export {
   Builtin,
