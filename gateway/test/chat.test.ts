@@ -132,6 +132,52 @@ describe("chat completions and responses through Toolgate", () => {
     expect(fake.requests[base + 1]!.body.messages[1].tool_calls[0].function.name).toBe(alias);
   });
 
+  it("renames an aliased tool call back to its name inside a stream", async () => {
+    const alias = functionName(LONG_TOOL);
+    const base0 = { id: "c", object: "chat.completion.chunk", created: 1, model: "m" };
+    fake.push({
+      sse: [
+        { data: { ...base0, choices: [{ index: 0, delta: { role: "assistant", tool_calls: [{ index: 0, id: "t1", type: "function", function: { name: alias, arguments: "" } }] }, finish_reason: null }] } },
+        { data: { ...base0, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: "{}" } }] }, finish_reason: null }] } },
+        { data: { ...base0, choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] } },
+        { data: "[DONE]" },
+      ],
+    });
+    const stream = await tg.openai().chat.completions.create({ model: "fake/m", messages: [{ role: "user", content: "hi" }], stream: true });
+    const names: string[] = [];
+    for await (const c of stream) for (const tc of c.choices[0]?.delta.tool_calls ?? []) if (tc.function?.name) names.push(tc.function.name);
+    expect(names).toEqual([LONG_TOOL]);
+  });
+
+  it("requires a virtual key when enforce_governance_header is on", async () => {
+    const strict = await startChatApp({ ...input, client: { enforce_governance_header: true } }, manager.registry);
+    try {
+      const res = await fetch(`${strict.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "fake/m", messages: [{ role: "user", content: "x" }] }) });
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("TG_ERR_VIRTUAL_KEY_REQUIRED");
+      expect(fake.requests.length).toBe(base);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it("follows a provider's new base_url and limits from a config change without a restart", async () => {
+    const second = await startFakeProvider();
+    try {
+      fake.push({ body: completion({ content: "from the first" }) });
+      await tg.openai().chat.completions.create({ model: "fake/m", messages: [{ role: "user", content: "hi" }] });
+      const before = tg.config;
+      tg.config = GatewayConfig.parse({ ...input, providers: { ...input.providers, fake: { base_url: second.url, api_key: "env.FAKE_PROVIDER_KEY", concurrency_and_buffer_size: { concurrency: 3, buffer_size: 7 } } } });
+      second.push({ body: completion({ content: "from the second" }) });
+      const res = await tg.openai().chat.completions.create({ model: "fake/m", messages: [{ role: "user", content: "hi" }] });
+      expect(res.choices[0]?.message.content).toBe("from the second");
+      expect(tg.chat.queueStats("fake")).toMatchObject({ concurrency: 3, bufferSize: 7 });
+      tg.config = before;
+    } finally {
+      await second.close();
+    }
+  });
+
   it("passes upstream errors back with their status and body", async () => {
     fake.push({ status: 422, body: { error: { message: "the model does not like this", type: "invalid_request_error", code: "nope" } } });
     const err = await tg
