@@ -143,8 +143,15 @@ function partition(s: string, args: Value[], kwargs: [string, Value][], last: bo
 
 const hasCased = (s: string): boolean => /[\p{Lu}\p{Ll}\p{Lt}]/u.test(s);
 
+// starlark-go's title: upper-case a character after an uncased one, lower-case it after a cased one.
 function title(s: string): string {
-  return s.replace(/[\p{L}\p{N}]+/gu, (w) => (w[0] ?? "").toUpperCase() + w.slice(1).toLowerCase());
+  let out = "";
+  let prevCased = false;
+  for (const c of s) {
+    out += prevCased ? c.toLowerCase() : c.toUpperCase();
+    prevCased = /[\p{Lu}\p{Ll}\p{Lt}]/u.test(c);
+  }
+  return out;
 }
 
 function istitle(s: string): boolean {
@@ -190,7 +197,12 @@ function replace(s: string, args: Value[], kwargs: [string, Value][]): string {
   const to = wantString(newV ?? null, "new");
   const count = countV === undefined || countV === null ? -1 : wantInt(countV, "count");
   let out: string;
-  if (count < 0) out = s.split(from).join(to);
+  // Python inserts `new` around every character when `old` is empty.
+  if (from === "") {
+    const chars = s.split("");
+    const n = count < 0 ? chars.length + 1 : Math.min(count, chars.length + 1);
+    out = chars.map((ch, i) => (i < n ? to + ch : ch)).join("") + (n > chars.length ? to : "");
+  } else if (count < 0) out = s.split(from).join(to);
   else {
     const parts = s.split(from);
     out = parts.length - 1 <= count ? parts.join(to) : parts.slice(0, count + 1).join(to) + from + parts.slice(count + 1).join(from);

@@ -1,5 +1,8 @@
 // The string % operator, after starlark-go's interpolate: %s %r %d %i %o %x %X %c %e %E %f
 // %F %g %G and %%, with %(key)s lookups when the operand is a dict.
+//
+// Extension: Python's flags, width and precision ("%-8s", "%05d", "%.2f"), which starlark-go
+// rejects but model-written scripts use constantly; without them the output is starlark-go's.
 
 import { chargeString } from "./alloc.js";
 import { Dict } from "./collections.js";
@@ -33,6 +36,55 @@ function charArg(v: Value): string {
     return n >= 0xd800 && n <= 0xdfff ? "\ufffd" : String.fromCodePoint(n);
   }
   return fail(`%c format requires int or single-character string, not ${typeName(v)}`);
+}
+
+interface Flags {
+  readonly flags: string;
+  readonly width: number;
+  readonly precision: number | undefined;
+}
+
+const SPEC = /^([-+ 0#]*)(\d*)(?:\.(\d*))?/;
+
+function readSpec(format: string, i: number): { spec: Flags; next: number } {
+  const m = SPEC.exec(format.slice(i));
+  const text = m?.[0] ?? "";
+  const precision = m?.[3] === undefined ? undefined : Number(m[3] || "0");
+  return { spec: { flags: m?.[1] ?? "", width: Number(m?.[2] || "0"), precision }, next: i + text.length };
+}
+
+function withPrecision(c: string, v: Value, p: number): string {
+  switch (c) {
+    case "e":
+    case "E": {
+      const s = formatE(floatArg(c, v), p);
+      return c === "E" ? s.toUpperCase() : s;
+    }
+    case "f":
+    case "F":
+      return formatF(floatArg(c, v), p);
+    case "s":
+    case "r":
+      return convert(c, v).slice(0, p);
+    default:
+      return convert(c, v);
+  }
+}
+
+function applyFlags(c: string, v: Value, spec: Flags): string {
+  let s = spec.precision === undefined ? convert(c, v) : withPrecision(c, v, spec.precision);
+  const numeric = "diouxXeEfFgG".includes(c);
+  if (numeric && !s.startsWith("-")) {
+    if (spec.flags.includes("+")) s = `+${s}`;
+    else if (spec.flags.includes(" ")) s = ` ${s}`;
+  }
+  if (s.length >= spec.width) return s;
+  if (spec.flags.includes("-")) return s.padEnd(spec.width);
+  if (numeric && spec.flags.includes("0")) {
+    const sign = /^[-+ ]/.test(s) ? (s[0] ?? "") : "";
+    return sign + s.slice(sign.length).padStart(spec.width - sign.length, "0");
+  }
+  return s.padStart(spec.width);
 }
 
 function convert(c: string, v: Value): string {
@@ -106,7 +158,11 @@ export function percentFormat(format: string, y: Value): string {
       if (argi >= args.length) fail("not enough arguments for format string");
       arg = args[argi++] ?? null;
     }
-    out += convert(format[i] ?? "", arg);
+    const { spec, next } = readSpec(format, i);
+    i = next;
+    if (i >= format.length) fail("incomplete format");
+    const c = format[i] ?? "";
+    out += spec.flags === "" && spec.width === 0 && spec.precision === undefined ? convert(c, arg) : applyFlags(c, arg, spec);
     i++;
     chargeString(out.length, 0);
   }

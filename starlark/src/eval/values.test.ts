@@ -187,3 +187,17 @@ describe("hints for Python habits", () => {
     expect(await evalError(src)).toBe(want);
   });
 });
+
+describe("string formatting extensions", () => {
+  it.each([
+    ["'%.2f' % 3.14159", "3.14"],
+    ["'%5d|%-5s|%05.1f' % (42, 'ab', 2.5)", "   42|ab   |002.5"],
+    ["'%+d %x' % (5, 255)", "+5 ff"],
+    ["'%(n)s=%(v).1f' % {'n': 'x', 'v': 2}", "x=2.0"],
+    ["'hello world2x'.title()", "Hello World2X"],
+    ["'abc'.replace('', '-')", "-a-b-c-"],
+    ["'abc'.replace('', '-', 2)", "-a-bc"],
+  ])("%s gives %s", async (src, want) => {
+    expect(await ev(src)).toBe(want);
+  });
+});
