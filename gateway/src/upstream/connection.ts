@@ -81,6 +81,8 @@ interface Session {
   readonly stop: AbortController;
   refreshing?: Promise<void> | undefined;
   refreshAgain?: boolean;
+  /** list_changed arrived while the session was still being set up. */
+  changedEarly?: boolean;
 }
 
 type ReconnectKind = "initial" | "manual" | "auto" | "background";
@@ -332,6 +334,8 @@ export class Connection {
     const session: Session = { client, transport, stop: new AbortController() };
     client.onerror = (err) => this.#log.debug({ err: errorText(err) }, "MCP transport error");
     client.onclose = () => this.#onSessionClosed(session);
+    // Registered before initialize, so a change announced during the first listing is not lost.
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#refreshTools(session));
     try {
       await client.connect(transport, { timeout, signal: this.#lifetime.signal });
       this.#tools = await discoverTools(client, { timeout, signal: this.#lifetime.signal }, this.#log);
@@ -343,7 +347,7 @@ export class Connection {
       throw err;
     }
     this.#session = session;
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#refreshTools(session));
+    if (session.changedEarly) this.#refreshTools(session);
     void this.#healthLoop(session);
   }
 
@@ -385,6 +389,10 @@ export class Connection {
 
   /** Re-lists tools after notifications/tools/list_changed; coalesces bursts into one extra listing. */
   #refreshTools(session: Session): void {
+    if (session !== this.#session) {
+      session.changedEarly = true;
+      return;
+    }
     if (session.refreshing) {
       session.refreshAgain = true;
       return;
