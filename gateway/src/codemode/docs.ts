@@ -29,7 +29,7 @@ function resultShape(outputSchema: unknown): string[] {
       "Print the result once (print(r)) to learn its shape before relying on keys.",
     ];
   }
-  const fields = paramsOf(schema).map(paramLine);
+  const fields = paramsOf(schema).map((f) => `  ${f.name}: ${pyType(f.schema)} (${f.required ? "always present" : "may be missing: use .get()"})${f.description ? ` - ${f.description}` : ""}`);
   return ["Result: a dict (the tool's structured content) with these keys:", ...(fields.length > 0 ? fields : [`  ${pyType(schema)}`])];
 }
 
