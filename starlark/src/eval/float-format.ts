@@ -49,12 +49,25 @@ export function formatE(x: number, prec = 6): string {
   return `${sign}${mant}${expSuffix(Number(expStr))}`;
 }
 
+// toFixed rounds exact ties away from zero; Go and Python round them to even ("%.1f" of 2.25
+// is "2.2"). A tie is visible in the longer exact expansion as a 5 followed only by zeros.
+function toFixedHalfEven(a: number, prec: number): string {
+  const fixed = a.toFixed(prec);
+  if (prec > 70) return fixed;
+  const long = a.toFixed(prec + 30);
+  const cut = long.length - 30;
+  if (!/^50*$/.test(long.slice(cut))) return fixed;
+  const kept = long.slice(0, cut);
+  const lastDigit = Number(kept[kept.length - 1] === "." ? kept[kept.length - 2] : kept[kept.length - 1]);
+  return lastDigit % 2 === 0 ? kept.replace(/\.$/, "") : fixed;
+}
+
 export function formatF(x: number, prec = 6): string {
   const nf = nonFinite(x);
   if (nf !== undefined) return nf;
   const sign = x < 0 || Object.is(x, -0) ? "-" : "";
   const a = Math.abs(x);
-  if (a < 1e21) return sign + a.toFixed(prec);
+  if (a < 1e21) return sign + toFixedHalfEven(a, prec);
   // Large floats are integers; print their exact decimal expansion as Go does.
   return `${sign}${BigInt(a).toString()}${prec > 0 ? "." + "0".repeat(prec) : ""}`;
 }

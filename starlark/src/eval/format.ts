@@ -1,8 +1,8 @@
 // str.format and f-string fields.
 //
-// str.format follows starlark-go: {} {0} {name} with !s / !r conversions and {{ }} escapes;
-// format specs are rejected as starlark-go does. F-string fields (the toolgate extension) also
-// accept a Python format spec, because models write f"{x:.2f}" constantly; the supported
+// str.format follows starlark-go: {} {0} {name} with !s / !r conversions and {{ }} escapes.
+// Extension: a Python format spec after ':' ("{:.2f}"), which starlark-go rejects, is accepted
+// here and in f-string fields, because model-written scripts use it constantly; the supported
 // subset is [[fill]align][sign][0][width][,][.precision][type] with types s d x X o b e E f F
 // g G %.
 
@@ -39,9 +39,11 @@ function fieldValue(name: string, args: readonly Value[], kwargs: Kwargs, auto: 
 function replacement(field: string, args: readonly Value[], kwargs: Kwargs, auto: { n: number; manual: boolean | undefined }): string {
   let name = field;
   let conv = "s";
+  let spec: string | null = null;
   const colon = name.indexOf(":");
   if (colon >= 0) {
-    fail("format spec features not supported in replacement fields");
+    spec = name.slice(colon + 1);
+    name = name.slice(0, colon);
   }
   const bang = name.indexOf("!");
   if (bang >= 0) {
@@ -50,7 +52,7 @@ function replacement(field: string, args: readonly Value[], kwargs: Kwargs, auto
     if (conv !== "s" && conv !== "r") fail(conv === "" ? "missing conversion" : `unknown conversion ${conv}`);
   }
   const v = fieldValue(name, args, kwargs, auto);
-  return conv === "r" ? repr(v) : str(v);
+  return formatField(v, conv === "r" ? "r" : null, spec);
 }
 
 export function strFormat(format: string, args: readonly Value[], kwargs: Kwargs): string {

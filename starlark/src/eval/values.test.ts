@@ -197,6 +197,7 @@ describe("string formatting extensions", () => {
     ["'hello world2x'.title()", "Hello World2X"],
     ["'abc'.replace('', '-')", "-a-b-c-"],
     ["'abc'.replace('', '-', 2)", "-a-bc"],
+    ["'{:.1f}|{:>4}|{x:,}'.format(2.25, 'ab', x=1234567)", "2.2|  ab|1,234,567"],
   ])("%s gives %s", async (src, want) => {
     expect(await ev(src)).toBe(want);
   });
