@@ -79,6 +79,9 @@ export class Controller {
   private readonly secrets = new Map<string, Informer<V1Secret>>();
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly configKey: string;
+  private isStopped = false;
+  private signalStopped!: () => void;
+  private readonly stopped = new Promise<void>((resolve) => (this.signalStopped = resolve));
 
   constructor(
     kc: KubeConfig,
@@ -106,9 +109,11 @@ export class Controller {
     return this.all().every((i) => i.hasSynced);
   }
 
+  /** Starts the informers; workers start once every cache has synced (or never, if stopped first). */
   async start(): Promise<void> {
     for (const i of this.all()) i.start();
-    await Promise.all(this.all().map((i) => i.synced));
+    await Promise.race([Promise.all(this.all().map((i) => i.synced)), this.stopped]);
+    if (this.isStopped) return;
     this.queue.run((key) => this.reconcile(key), this.opts.workers ?? 2);
     this.queue.add(this.configKey);
     const every = (ms: number, fn: () => void) => {
@@ -125,6 +130,8 @@ export class Controller {
   }
 
   async stop(): Promise<void> {
+    this.isStopped = true;
+    this.signalStopped();
     for (const t of this.timers.splice(0)) clearInterval(t);
     for (const i of this.all()) i.stop();
     await this.queue.stop();

@@ -69,7 +69,8 @@ export class Operator {
       this.opts.logger.info({ identity: this.opts.identity }, leading ? "became leader" : "stopped leading");
       if (leading && !this.current) {
         this.current = new Controller(this.kc, this.opts);
-        await this.current.start();
+        // Not awaited: until its caches sync, stepping down must still be able to stop it.
+        this.current.start().catch((error: unknown) => this.opts.logger.error({ err: String(error) }, "controller failed to start"));
       } else if (!leading && this.current) {
         const c = this.current;
         this.current = undefined;
