@@ -30,3 +30,6 @@ export { createSealer, SealedValue } from "./sealing.js";
 export type { SnapshotListener, ToolSnapshots, ToolSnapshotsOptions } from "./tool-snapshots.js";
 export { createToolSnapshots, toolsHash } from "./tool-snapshots.js";
 export type * from "./types.js";
+export type { UpdateOptions } from "./update.js";
+export { updateValue } from "./update.js";
+export { withLock } from "./with-lock.js";
