@@ -26,7 +26,7 @@ import * as ops from "./ops.js";
 import { nearest } from "./spell.js";
 import { Frame, type Thread } from "./thread.js";
 import { UNIVERSE } from "./universe.js";
-import { mkTuple, repr, truth, typeName, type Value } from "./value.js";
+import { type Iter, mkTuple, repr, truth, typeName, type Value } from "./value.js";
 
 export function enterFunction(thread: Thread, fn: StarFunction, args: readonly Value[], kwargs: Kwargs): Frame {
   const code = fn.code;
@@ -430,11 +430,12 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
           stack.pop();
           break;
         case 25: { // ITERPUSH
-          fr.iters.push(ops.mustIterate(stack.pop() ?? null));
+          (fr.iters ??= []).push(ops.mustIterate(stack.pop() ?? null));
           continue;
         }
         case 26: { // ITERJMP
-          const v = fr.iters[fr.iters.length - 1]?.next();
+          const iters = fr.iters as Iter[];
+          const v = iters[iters.length - 1]?.next();
           if (v === undefined) {
             pc = arg;
             continue;
@@ -443,14 +444,14 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
           break;
         }
         case 27: // ITERPOP
-          fr.iters.pop()?.done();
+          fr.iters?.pop()?.done();
           break;
         case 28: // NOT
           stack.push(!truth(stack.pop() ?? null));
           break;
         case 68: { // RETURN
           const v = stack.pop() ?? null;
-          for (const it of fr.iters) it.done();
+          if (fr.iters) for (const it of fr.iters) it.done();
           thread.frames.pop();
           if (thread.frames.length <= base) return v;
           fr = thread.frames[thread.frames.length - 1] as Frame;

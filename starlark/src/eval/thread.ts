@@ -46,7 +46,9 @@ const YIELD_MS = 10;
 export class Frame {
   pc = 0;
   readonly stack: Value[] = [];
-  readonly iters: Iter[] = [];
+  // Active iterators of for loops and comprehensions; allocated on the first loop, since
+  // most calls run none and a frame is created per call.
+  iters: Iter[] | undefined = undefined;
   // A host promise raised by an instruction outside the hot switch (load), awaited by run().
   pending: Promise<Value[]> | undefined = undefined;
   constructor(
