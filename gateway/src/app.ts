@@ -143,6 +143,17 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   app.addHook("onRequest", async (request, reply) => {
     void reply.header("x-request-id", request.id);
   });
+  // Once closing, responses to requests still in flight say `Connection: close`, so their
+  // keep-alive sockets end with them instead of holding the close open until they time out.
+  let closing = false;
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook("onSend", (_request, reply, payload, done) => {
+    if (closing) void reply.header("connection", "close");
+    done(null, payload);
+  });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
 

@@ -25,6 +25,7 @@ import { checkEnv, parseConfigText } from "./config/load.js";
 import { durationMs, type GatewayConfig } from "./config/schema.js";
 import { type ConfigWatcher, watchConfig } from "./config/watch.js";
 import { isGatewayError } from "./errors.js";
+import { gracefulClose } from "./http/graceful-close.js";
 import type { StateStore } from "./state/index.js";
 import type { UpstreamManager } from "./upstream/index.js";
 
@@ -115,14 +116,7 @@ function installShutdown(
       "shutting down: no new requests; waiting for in-flight ones",
     );
     watcher?.close();
-    // Long-lived streams (GET /mcp SSE) never finish on their own; after the grace period they are cut.
-    const cut = setTimeout(() => {
-      services.logger.warn("grace period over; closing the remaining connections");
-      app.server.closeAllConnections();
-    }, graceMs);
-    cut.unref();
-    await app.close();
-    clearTimeout(cut);
+    await gracefulClose(app, graceMs);
     await Promise.allSettled([services.upstream.close(), services.state.close()]);
     services.logger.info("stopped");
     process.exit(0);
