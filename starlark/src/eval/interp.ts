@@ -49,6 +49,8 @@ export function enterFunction(thread: Thread, fn: StarFunction, args: readonly V
 
 function hostErrorMessage(e: unknown): string {
   if (e instanceof StarlarkError) return e.msg;
+  // The JS stack ran out inside a builtin (str/==/json of a value nested thousands deep).
+  if (e instanceof RangeError && e.message.includes("call stack")) return "Starlark stack overflow (value nested too deeply)";
   if (e instanceof Error) return e.message;
   return String(e);
 }

@@ -97,3 +97,10 @@ describe("work inside a single step", () => {
     expect(e.msg).toMatch(/too many steps/);
   });
 });
+
+describe("deeply nested values", () => {
+  it("reports a value nested too deeply for str as a Starlark stack overflow", async () => {
+    const e = await failure("x = []\nfor i in range(100000):\n    x = [x]\ns = str(x)");
+    expect(e.msg).toBe("str: Starlark stack overflow (value nested too deeply)");
+  });
+});
