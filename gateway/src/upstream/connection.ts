@@ -185,9 +185,11 @@ export class Connection {
     this.#publish();
   }
 
+  /** Stops everything; resolves once the session and any attempt in flight (a spawned child) are closed. */
   async close(): Promise<void> {
     this.#lifetime.abort(new DOMException("the MCP client was closed", "AbortError"));
     await this.#teardown();
+    await this.#reconnecting;
   }
 
   /** Why a tool cannot be called now, or undefined when it can. */
