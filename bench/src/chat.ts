@@ -3,8 +3,10 @@
  * request sent straight to the same upstream, over real keep-alive HTTP, interleaved rounds.
  * The upstream is a minimal OpenAI-compatible responder (a fixed completion; for streams the
  * first chunk at once and the rest 2 ms later), so the figures are the gateway's own cost.
- * The upstream and Toolgate each run in their own worker thread (their own event loop, as
- * separate processes would), so the measuring client does not share a loop with either.
+ * The upstream runs in a worker thread (its own event loop, as a remote provider would), so
+ * both sides cross the same thread boundary to reach it; Toolgate runs on the measuring
+ * thread, so its figures add only Toolgate's own work and no extra thread hand-off (on a
+ * loaded 2-core machine every hand-off costs a scheduling slice, which is noise, not gateway).
  * Targets: concurrency 1 p50 added <= 1 ms and p99 added <= 3 ms; concurrency 16 p99 added
  * <= 5 ms; streaming time to first chunk added <= 1 ms.
  */
@@ -100,8 +102,7 @@ const added = (s: { baseline: Side; toolgate: Side }, key: "p50_ms" | "p99_ms"):
 
 interface Role {
   readonly bench: "chat";
-  readonly role: "upstream" | "toolgate";
-  readonly upstreamPort?: number | undefined;
+  readonly role: "upstream";
 }
 
 function isRole(v: unknown): v is Role {
@@ -109,12 +110,11 @@ function isRole(v: unknown): v is Role {
 }
 
 if (!isMainThread && isRole(workerData)) {
-  const port = workerData.role === "upstream" ? (await upstream()).port : (await toolgate(workerData.upstreamPort ?? 0)).port;
-  parentPort?.postMessage(port);
+  parentPort?.postMessage((await upstream()).port);
 }
 
-function spawn(role: Role["role"], upstreamPort?: number): Promise<{ worker: Worker; port: number }> {
-  const worker = new Worker(new URL(import.meta.url), { workerData: { bench: "chat", role, upstreamPort } satisfies Role });
+function spawnUpstream(): Promise<{ worker: Worker; port: number }> {
+  const worker = new Worker(new URL(import.meta.url), { workerData: { bench: "chat", role: "upstream" } satisfies Role });
   return new Promise((resolve, reject) => {
     worker.once("message", (port: number) => resolve({ worker, port }));
     worker.once("error", reject);
@@ -122,8 +122,8 @@ function spawn(role: Role["role"], upstreamPort?: number): Promise<{ worker: Wor
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const up = await spawn("upstream");
-  const tg = await spawn("toolgate", up.port);
+  const up = await spawnUpstream();
+  const tg = await toolgate(up.port);
   const out: BenchResult[] = [];
   try {
     const c1 = await compare(poster(up.port, "m", false, 1), poster(tg.port, "up/m", false, 1), { rounds: 7, perRound: 400, warmup: 500 });
@@ -137,7 +137,8 @@ export async function run(): Promise<BenchResult[]> {
     const ttfc = await compare(poster(up.port, "m", true, 1), poster(tg.port, "up/m", true, 1), { rounds: 7, perRound: 300, warmup: 300 });
     out.push(result("chat.stream.ttfc", ttfc, "added_p50_ms<=1 (time to first chunk)", (r) => r.added_p50_ms <= 1));
   } finally {
-    await Promise.all([tg.worker.terminate(), up.worker.terminate()]);
+    await tg.app.close();
+    await up.worker.terminate();
   }
   for (const r of out) console.error(`${r.bench}: direct p50 ${r.baseline.p50_ms} ms p99 ${r.baseline.p99_ms} ms | toolgate p50 ${r.toolgate.p50_ms} ms p99 ${r.toolgate.p99_ms} ms | ratio ${r.ratio}`);
   return out;
