@@ -99,7 +99,8 @@ function withTimeout(p: Promise<void>, ms: number): Promise<void> {
 function registerHealth(app: FastifyInstance, deps: AppDeps): void {
   const version = deps.version ?? gatewayVersion();
   const started = performance.now();
-  app.get("/health", { schema: HEALTH_SCHEMA }, () => {
+  // Probes hit these every few seconds; their request lines would drown the log (errors still show).
+  app.get("/health", { schema: HEALTH_SCHEMA, logLevel: "warn" }, () => {
     const clients: Record<string, ClientState> = {};
     for (const c of deps.upstream?.list() ?? []) clients[c.name] = c.state;
     // Liveness stays 200 while the process serves; a client being down is "degraded", not dead.
@@ -108,7 +109,7 @@ function registerHealth(app: FastifyInstance, deps: AppDeps): void {
   });
   app.get(
     "/ready",
-    { schema: { response: { 200: READY_RESPONSE, 503: READY_RESPONSE } } },
+    { schema: { response: { 200: READY_RESPONSE, 503: READY_RESPONSE } }, logLevel: "warn" },
     async (_request, reply) => {
       if (!deps.state) return { status: "ready" };
       try {

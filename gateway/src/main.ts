@@ -15,19 +15,17 @@ import { readFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 
 import type { FastifyInstance } from "fastify";
-import type { Logger } from "pino";
 
-import type { AppPlugin } from "./app.js";
 import { applyCliOverrides, type CliArgs, parseCliArgs, USAGE } from "./config/cli-args.js";
 import { defaultConfig } from "./config/defaults.js";
 import { processSecretSource, type SecretSource } from "./config/env.js";
 import { checkEnv, parseConfigText } from "./config/load.js";
+import { redact } from "./config/redact.js";
 import { durationMs, type GatewayConfig } from "./config/schema.js";
 import { type ConfigWatcher, watchConfig } from "./config/watch.js";
 import { isGatewayError } from "./errors.js";
 import { gracefulClose } from "./http/graceful-close.js";
-import type { StateStore } from "./state/index.js";
-import type { UpstreamManager } from "./upstream/index.js";
+import type { Runtime } from "./runtime.js";
 
 /** Exit codes: 1 = the configuration (or startup) failed, 2 = bad command line. */
 const EXIT_CONFIG = 1;
@@ -59,72 +57,54 @@ function loadStartupConfig(args: CliArgs, secrets: SecretSource): Loaded {
   return { config: applyCliOverrides(config, args), text };
 }
 
-interface Services {
-  readonly logger: Logger;
-  readonly upstream: UpstreamManager;
-  readonly state: StateStore;
-}
-
-/**
- * The feature plugins. /mcp, /api, /config, /v1 and /metrics are registered here as their
- * parts land; each takes what it needs from `services` and `getConfig`.
- */
-function featurePlugins(_services: Services, _getConfig: () => GatewayConfig): AppPlugin[] {
-  return [];
-}
-
 function watchForReload(
   path: string,
   initialText: string | undefined,
   args: CliArgs,
-  services: Services,
+  runtime: Runtime,
   current: { config: GatewayConfig },
 ): ConfigWatcher {
   return watchConfig(
     path,
     {
-      logger: services.logger,
+      logger: runtime.logger,
       onChange: async (next) => {
         const config = applyCliOverrides(next, args);
         if (!isDeepStrictEqual(config.server, current.config.server)) {
-          services.logger.warn("server.* changed in the config file; those settings take effect on restart");
+          runtime.logger.warn("server.* changed in the config file; those settings take effect on restart");
         }
-        current.config = { ...config, server: current.config.server };
-        await services.upstream.apply(current.config);
+        const effective = { ...config, server: current.config.server };
+        await runtime.reload(effective);
+        current.config = effective;
       },
     },
     initialText,
   );
 }
 
-function installShutdown(
-  app: FastifyInstance,
-  services: Services,
-  getConfig: () => GatewayConfig,
-  watcher: ConfigWatcher | undefined,
-): void {
+function installShutdown(app: FastifyInstance, runtime: Runtime, watcher: ConfigWatcher | undefined): void {
   let stopping = false;
   const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
     if (stopping) {
-      services.logger.warn({ signal }, "second signal during shutdown; exiting now");
+      runtime.logger.warn({ signal }, "second signal during shutdown; exiting now");
       process.exit(1);
     }
     stopping = true;
-    const graceMs = durationMs(getConfig().server.shutdown_grace_period);
-    services.logger.info(
+    const graceMs = durationMs(runtime.getConfig().server.shutdown_grace_period);
+    runtime.logger.info(
       { signal, grace_ms: graceMs },
       "shutting down: no new requests; waiting for in-flight ones",
     );
     watcher?.close();
     await gracefulClose(app, graceMs);
-    await Promise.allSettled([services.upstream.close(), services.state.close()]);
-    services.logger.info("stopped");
+    await runtime.close();
+    runtime.logger.info("stopped");
     process.exit(0);
   };
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.on(signal, () => {
       shutdown(signal).catch((e: unknown) => {
-        services.logger.error({ err: e }, "shutdown failed");
+        runtime.logger.error({ err: e }, "shutdown failed");
         process.exit(1);
       });
     });
@@ -165,42 +145,29 @@ async function main(): Promise<void> {
     fail((e as Error).message, EXIT_CONFIG);
   }
   const current = { config: loaded.config };
-  const getConfig = () => current.config;
 
   // The server's modules load only once the command line and the config are known good, so
   // --help and a config mistake answer at once instead of after loading fastify and the SDKs.
-  const [
-    { buildApp },
-    { configuredRedisUrl, createStateStore },
-    { createLogger },
-    { createUpstreamManager },
-  ] = await Promise.all([
+  const [{ buildApp }, { createLogger }, { createRuntime }] = await Promise.all([
     import("./app.js"),
-    import("./state/index.js"),
     import("./telemetry/logger.js"),
-    import("./upstream/index.js"),
+    import("./runtime.js"),
   ]);
 
   const logger = createLogger(current.config);
-  const state = createStateStore({
-    redisUrl: configuredRedisUrl(current.config.state, process.env),
-    logger,
-    secrets,
-  });
-  const upstream = createUpstreamManager({ logger, secrets });
-  const services: Services = { logger, upstream, state };
-
+  logger.debug({ config: redact(current.config) }, "configuration");
+  const runtime = createRuntime(current.config, { logger, secrets });
   const app = await buildApp(current.config, {
     logger,
-    upstream,
-    state,
-    plugins: featurePlugins(services, getConfig),
+    upstream: runtime.upstream,
+    state: runtime.state,
+    plugins: runtime.plugins,
   });
   const { host, port } = current.config.server;
   try {
     await app.listen({ host, port });
   } catch (e) {
-    await Promise.allSettled([upstream.close(), state.close()]);
+    await runtime.close();
     fail(`cannot listen on ${host}:${port}: ${(e as Error).message}`, EXIT_CONFIG);
   }
   const address = app.server.address();
@@ -208,14 +175,11 @@ async function main(): Promise<void> {
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${boundPort}`;
   logger.info({ url, config: args.configPath ?? "(embedded default)" }, "toolgate listening");
 
-  upstream
-    .apply(current.config)
-    .catch((e: unknown) => logger.error({ err: e }, "starting the upstream clients failed"));
+  // Connecting happens after listen, so /health answers at once while clients come up.
+  runtime.start().catch((e: unknown) => logger.error({ err: e }, "starting the runtime (clients, shared state) failed"));
   const watcher =
-    args.configPath === undefined
-      ? undefined
-      : watchForReload(args.configPath, loaded.text, args, services, current);
-  installShutdown(app, services, getConfig, watcher);
+    args.configPath === undefined ? undefined : watchForReload(args.configPath, loaded.text, args, runtime, current);
+  installShutdown(app, runtime, watcher);
 }
 
 main().catch((e: unknown) => {

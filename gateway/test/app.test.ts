@@ -272,12 +272,13 @@ describe("request ids", () => {
     const { app, lines } = await build();
     const kept = await app.inject({
       method: "GET",
-      url: "/health",
+      url: "/api/conflict",
       headers: { "x-request-id": "abc-123.def:9" },
     });
     expect(kept.headers["x-request-id"]).toBe("abc-123.def:9");
     expect(lines.filter((l) => l.reqId === "abc-123.def:9").map((l) => l.msg)).toEqual([
       "incoming request",
+      "an MCP client with that name exists",
       "request completed",
     ]);
     const replaced = await app.inject({
@@ -293,6 +294,13 @@ describe("request ids", () => {
 });
 
 describe("/health and /ready", () => {
+  test("probe requests are not logged at info level", async () => {
+    const { app, lines } = await build();
+    await app.inject({ method: "GET", url: "/health" });
+    await app.inject({ method: "GET", url: "/ready" });
+    expect(lines).toEqual([]);
+  });
+
   test("/health reports version, uptime and each client's state", async () => {
     const upstream = {
       list: () => [
