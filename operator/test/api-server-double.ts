@@ -141,6 +141,8 @@ export class ApiServerDouble {
   readonly requests: LoggedRequest[] = [];
   /** Full request URLs (path and query), in order. */
   readonly requestUrls: string[] = [];
+  /** The next write whose path includes one of these strings fails with 409 Conflict (then the entry is used up). */
+  readonly conflictOnce: string[] = [];
   /** Requests from these users (bearer tokens) get 503, as if cut off by a network partition. */
   readonly blockedUsers = new Set<string>();
   /** Admission for custom resources: error messages reject a create or update with 422 Invalid. */
@@ -269,6 +271,11 @@ export class ApiServerDouble {
     };
     if (this.blockedUsers.has(user)) return send(503, statusBody(503, "ServiceUnavailable", "partitioned"));
     if (disc) return send(200, disc);
+    const conflict = req.method !== "GET" ? this.conflictOnce.findIndex((p) => url.pathname.includes(p)) : -1;
+    if (conflict >= 0) {
+      this.conflictOnce.splice(conflict, 1);
+      return send(409, statusBody(409, "Conflict", "the object has been modified; please apply your changes to the latest version and try again"));
+    }
     if (!route?.kind) return send(404, statusBody(404, "NotFound", `no route for ${url.pathname}`));
     let body: Obj | undefined;
     try {

@@ -158,4 +158,26 @@ describe("operator against the API server double", () => {
     expect(renderedConfig(api).governance.virtual_keys.find((k) => k.name === "kept")?.is_active).toBe(false);
     await eventually(() => expect((api.get(`${KEYS}/generated`)?.status as { secretName?: string }).secretName).toBe("generated-key"));
   });
+
+  it("retries a status write that hits 409 Conflict until it lands", async () => {
+    api.conflictOnce.push(`${CLIENTS}/alpha/status`, `${CLIENTS}/alpha/status`);
+    api.apply(CLIENTS, mcpClient("alpha", http("https://a.example/mcp")));
+    start();
+    await eventually(() => expect(condition(api.get(`${CLIENTS}/alpha`), "Ready")?.reason).toBe("NoReports"));
+    expect(api.conflictOnce).toEqual([]);
+    expect(api.writes({ pathIncludes: `${CLIENTS}/alpha/status` }).map((w) => w.status)).toEqual([409, 409, 200]);
+  });
+
+  it("serves several namespaces and gives a client name claimed twice to the older resource", async () => {
+    const other = "/apis/toolgate.dev/v1alpha1/namespaces/other/mcpclients";
+    api.apply(CLIENTS, mcpClient("shared", http("https://first.example/mcp")));
+    api.apply(other, mcpClient("shared", http("https://second.example/mcp")));
+    api.apply(other, mcpClient("only-here", http("https://third.example/mcp")));
+    running.push(startOperator(api, status, "operator", { namespaces: ["tools", "other"] }));
+    await eventually(() => expect(renderedConfig(api).mcp.client_configs.map((c) => [c.name, c.connection_string])).toEqual([
+      ["only_here", "https://third.example/mcp"],
+      ["shared", "https://first.example/mcp"],
+    ]));
+    await eventually(() => expect(condition(api.get(`${other}/shared`), "Ready")).toMatchObject({ status: "False", reason: "NameConflict" }));
+  });
 });
