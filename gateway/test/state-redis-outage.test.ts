@@ -15,6 +15,7 @@ import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 
 import { createStateStore } from "../src/state/create.js";
+import { createToolSnapshots } from "../src/state/tool-snapshots.js";
 import type { StateStore } from "../src/state/types.js";
 
 const logger = pino({ level: "silent" });
@@ -158,6 +159,27 @@ describe("Redis store during a Redis outage", () => {
     while (!received.includes("after")) await new Promise((r) => setTimeout(r, 10));
     expect(received).not.toContain("lost");
     expect(reconnects).toBeGreaterThanOrEqual(1);
+  });
+
+  it("publishes a tool list that changed during the outage once Redis is back", async () => {
+    const port = await freePort();
+    const dir = tempDir();
+    const first = await startRedis(port, dir);
+    const [storeA, storeB] = [open(port), open(port)];
+    const a = createToolSnapshots({ store: storeA, podId: "pod-a", logger });
+    const b = createToolSnapshots({ store: storeB, podId: "pod-b", logger });
+    try {
+      await Promise.all([a.start(), b.start()]);
+      await a.publish("github", [{ name: "v1" }]);
+      await b.resync();
+      await kill(first);
+      await expect(a.publish("github", [{ name: "v2" }])).rejects.toMatchObject({ code: "TG_ERR_STATE_UNAVAILABLE" });
+      const seen = new Promise((resolve) => b.onChange((client, snap) => snap?.tools[0]?.name === "v2" && resolve(client)));
+      await startRedis(port, dir);
+      expect(await seen).toBe("github");
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
   });
 
   it("starts without Redis, reports unavailable until Redis starts, then works", async () => {

@@ -6,7 +6,8 @@
  * `start()` and kept current by `events:snapshots` messages (a message carries the hash, so
  * a pod fetches only what it does not already have). Publishing the list a pod already knows
  * costs nothing either; a write happens only when the hash changed. After a reconnect the
- * map is re-read in full, since messages sent during the outage are lost.
+ * map is re-read in full, since messages sent during the outage are lost, and lists this pod
+ * failed to publish during the outage are published then.
  */
 import type { Logger } from "pino";
 
@@ -49,6 +50,8 @@ export function createToolSnapshots(options: ToolSnapshotsOptions): ToolSnapshot
   const logger = options.logger.child({ component: "tool-snapshots" });
   const cache = new Map<string, ToolSnapshot>();
   const listeners = new Set<SnapshotListener>();
+  /** Lists whose publish failed (store unavailable), retried after a reconnect; the latest per client wins. */
+  const pending = new Map<string, readonly SnapshotTool[]>();
   let unsubscribe: Unsubscribe | undefined;
   let offReconnect: (() => void) | undefined;
 
@@ -105,8 +108,32 @@ export function createToolSnapshots(options: ToolSnapshotsOptions): ToolSnapshot
     for (const client of [...cache.keys()]) if (!seen.has(client)) drop(client);
   };
 
+  const write = async (client: string, tools: readonly SnapshotTool[]): Promise<boolean> => {
+    const hash = toolsHash(tools);
+    if (cache.get(client)?.hash === hash) return false;
+    const snapshot: ToolSnapshot = { client, hash, tools: [...tools], updatedAt: new Date().toISOString(), podId };
+    await store.set(keys.snapshot(client), snapshot);
+    accept(snapshot);
+    await store.publish(channels.snapshots, { client, hash, podId });
+    return true;
+  };
+
+  /** This pod's unpublished lists first (they are newer than what the store holds), then the full re-read. */
+  const afterReconnect = async (): Promise<void> => {
+    for (const [client, tools] of [...pending]) {
+      pending.delete(client);
+      try {
+        await write(client, tools);
+      } catch (e) {
+        if (!pending.has(client)) pending.set(client, tools);
+        logger.warn({ err: e, client }, "publishing a tool snapshot after the reconnect failed; retrying at the next one");
+      }
+    }
+    await resync();
+  };
+
   const resyncLogged = (): void => {
-    resync().catch((e: unknown) => logger.warn({ err: e }, "snapshot resync failed"));
+    afterReconnect().catch((e: unknown) => logger.warn({ err: e }, "snapshot resync failed"));
   };
 
   return {
@@ -120,15 +147,16 @@ export function createToolSnapshots(options: ToolSnapshotsOptions): ToolSnapshot
       }
     },
     async publish(client, tools) {
-      const hash = toolsHash(tools);
-      if (cache.get(client)?.hash === hash) return false;
-      const snapshot: ToolSnapshot = { client, hash, tools: [...tools], updatedAt: new Date().toISOString(), podId };
-      await store.set(keys.snapshot(client), snapshot);
-      accept(snapshot);
-      await store.publish(channels.snapshots, { client, hash, podId });
-      return true;
+      pending.delete(client);
+      try {
+        return await write(client, tools);
+      } catch (e) {
+        pending.set(client, tools);
+        throw e;
+      }
     },
     async remove(client) {
+      pending.delete(client);
       await store.delete(keys.snapshot(client));
       drop(client);
       await store.publish(channels.snapshots, { client, hash: "", podId, removed: true });
