@@ -3,7 +3,7 @@
  * plays the model, and the tools run on a real MCP server (server-everything over stdio).
  */
 import type OpenAI from "openai";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { MIXED_PREFIX, MIXED_SUFFIX } from "../src/agent/index.js";
 import type { ExtraTool } from "../src/chat/index.js";
@@ -97,8 +97,12 @@ describe("agent mode against a real MCP server", () => {
       { body: completion({ toolCalls: [{ id: "c2", name: "ev_echo", arguments: { message: "hi there" } }], usage: { prompt: 20, completion: 3 } }) },
       { body: completion({ content: "The sum is 5.", usage: { prompt: 30, completion: 4 } }) },
     );
+    const recorded = tg.recorder.calls.length;
     const res = await ask();
     expect(res.choices[0]?.message.content).toBe("The sum is 5.");
+    // One provider record per iteration, each with that iteration's tokens.
+    await vi.waitFor(() => expect(tg.recorder.calls.length - recorded).toBe(3));
+    expect(tg.recorder.calls.slice(recorded).map((c) => c.inputTokens)).toEqual([11, 20, 30]);
     expect(res.usage).toMatchObject({ prompt_tokens: 61, completion_tokens: 9, total_tokens: 70 });
     expect(fake.requests.length - base).toBe(3);
     const second = sent(1).messages;

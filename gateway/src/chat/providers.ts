@@ -48,6 +48,7 @@ interface ProviderSlot {
   origin: string;
   basePath: string;
   connections: number;
+  bufferSize: number;
 }
 
 export interface SendOptions {
@@ -103,12 +104,14 @@ export class Providers {
     const { origin, basePath } = splitBase(target.provider, target.config.base_url);
     let slot = this.#slots.get(target.provider);
     if (!slot) {
-      slot = { queue: new ProviderQueue(concurrency, buffer_size, this.#dropExcess), pool: newPool(origin, concurrency), origin, basePath, connections: concurrency };
+      slot = { queue: new ProviderQueue(concurrency, buffer_size, this.#dropExcess), pool: newPool(origin, concurrency), origin, basePath, connections: concurrency, bufferSize: buffer_size };
       this.#slots.set(target.provider, slot);
       return slot;
     }
-    const q = slot.queue.stats;
-    if (q.concurrency !== concurrency || q.bufferSize !== buffer_size) slot.queue.resize(concurrency, buffer_size);
+    if (slot.connections !== concurrency || slot.bufferSize !== buffer_size) {
+      slot.queue.resize(concurrency, buffer_size);
+      slot.bufferSize = buffer_size;
+    }
     if (slot.origin !== origin || slot.connections !== concurrency) {
       const old = slot.pool;
       slot.pool = newPool(origin, concurrency);
