@@ -509,6 +509,44 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
           stack.push(ops.sub(x, y));
           break;
         }
+        case 34: { // STAR
+          const y = stack.pop() ?? null;
+          const x = stack.pop() ?? null;
+          if (typeof x === "number" && typeof y === "number") {
+            const r = x * y;
+            if (Number.isSafeInteger(r)) {
+              stack.push(r === 0 ? 0 : r);
+              break;
+            }
+          }
+          stack.push(ops.mul(x, y));
+          break;
+        }
+        case 36: { // SLASHSLASH
+          const y = stack.pop() ?? null;
+          const x = stack.pop() ?? null;
+          stack.push(typeof x === "number" && typeof y === "number" && x >= 0 && y > 0 ? (x - (x % y)) / y : ops.floorDiv(x, y));
+          break;
+        }
+        case 37: { // PERCENT
+          const y = stack.pop() ?? null;
+          const x = stack.pop() ?? null;
+          stack.push(typeof x === "number" && typeof y === "number" && x >= 0 && y > 0 ? x % y : ops.mod(x, y));
+          break;
+        }
+        case 51: { // INPLACE_ADD
+          const y = stack.pop() ?? null;
+          const x = stack.pop() ?? null;
+          if (typeof x === "number" && typeof y === "number") {
+            const r = x + y;
+            if (Number.isSafeInteger(r)) {
+              stack.push(r);
+              break;
+            }
+          }
+          stack.push(inplaceAdd(x, y));
+          break;
+        }
         case 43: { // EQL
           const y = stack.pop() ?? null;
           stack.push(ops.equals(stack.pop() ?? null, y));
