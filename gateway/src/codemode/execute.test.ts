@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import type { ToolFilter } from "../registry/types.js";
+import type { ToolAllowance, ToolFilter } from "../registry/types.js";
 import { callerCatalog } from "./catalog.js";
 import { executeCode, type ExecuteOutcome } from "./execute.js";
 import { testRegistry } from "./test-catalog.js";
@@ -75,7 +75,10 @@ describe("executeToolCode", () => {
   });
 
   it("refuses a tool the caller may not use and names the ones it may", async () => {
-    const allowance = new Map([["math", new Set(["add"])], ["weather", "*" as const]]);
+    const allowance: ToolAllowance = new Map<string, "*" | ReadonlySet<string>>([
+      ["math", new Set(["add"])],
+      ["weather", "*"],
+    ]);
     const { outcome, calls } = await run('print("before")\nresult = math.odd_args({"max-results": 1})', { filter: { allowance } });
     expect(failure(outcome)).toContain('server math has no tool "odd_args" available to you; its tools: add');
     expect(outcome.logs).toEqual(["before"]);
