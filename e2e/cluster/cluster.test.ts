@@ -36,12 +36,21 @@ async function k(...args: string[]): Promise<string> {
 }
 
 async function renderedClients(): Promise<string[]> {
-  const text = await k("get", "configmap", GW, "-n", NS, "-o", `jsonpath={.data.${CONFIG_KEY.replace(".", "\\.")}}`);
+  const text = await k(
+    "get",
+    "configmap",
+    GW,
+    "-n",
+    NS,
+    "-o",
+    `jsonpath={.data.${CONFIG_KEY.replace(".", "\\.")}}`,
+  );
   const cfg = JSON.parse(text) as { mcp: { client_configs: { name: string }[] } };
   return cfg.mcp.client_configs.map((c) => c.name);
 }
 
-const jsonpath = (kind: string, name: string, path: string) => k("get", kind, name, "-n", NS, "-o", `jsonpath=${path}`);
+const jsonpath = (kind: string, name: string, path: string) =>
+  k("get", kind, name, "-n", NS, "-o", `jsonpath=${path}`);
 
 describe.skipIf(!kubeconfig)(`operator against a real cluster${reason}`, () => {
   const operators: Operator[] = [];
@@ -68,7 +77,13 @@ describe.skipIf(!kubeconfig)(`operator against a real cluster${reason}`, () => {
 
   beforeAll(async () => {
     await k("apply", "-f", CRDS_DIR);
-    await k("wait", "--for=condition=Established", "crd/mcpclients.toolgate.dev", "crd/virtualkeys.toolgate.dev", "--timeout=60s");
+    await k(
+      "wait",
+      "--for=condition=Established",
+      "crd/mcpclients.toolgate.dev",
+      "crd/virtualkeys.toolgate.dev",
+      "--timeout=60s",
+    );
     await k("create", "namespace", NS);
   }, 120_000);
 
@@ -77,31 +92,67 @@ describe.skipIf(!kubeconfig)(`operator against a real cluster${reason}`, () => {
     await kubectl(["delete", "namespace", NS, "--wait=false"], { KUBECONFIG: kubeconfig ?? "" });
   });
 
-  it.each(invalidExamples().map((e) => [e.file.split("/").at(-1) ?? e.file, e.expect, e.file] as const))("the API server refuses invalid/%s (%s)", async (_name, fragment, file) => {
-    const r = await kubectl(["apply", "-n", NS, "-f", file], { KUBECONFIG: kubeconfig ?? "" });
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain(fragment);
-  });
+  it.each(invalidExamples().map((e) => [e.file.split("/").at(-1) ?? e.file, e.expect, e.file] as const))(
+    "the API server refuses invalid/%s (%s)",
+    async (_name, fragment, file) => {
+      const r = await kubectl(["apply", "-n", NS, "-f", file], { KUBECONFIG: kubeconfig ?? "" });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain(fragment);
+    },
+  );
 
   it("serves the applied manifests and explains the invalid ones in status", async () => {
     await k("apply", "-n", NS, "-f", MANIFESTS_DIR);
     startOperator("e2e-first");
-    await eventually(async () => expect(await renderedClients()).toEqual(["docs", "everything", "web_search"]), WAIT_MS);
-    await eventually(async () => expect(await jsonpath("mcpclient", "needs-secret", '{.status.conditions[?(@.type=="Ready")].reason}')).toBe("SecretNotFound"), WAIT_MS);
-    await eventually(async () => expect(await jsonpath("mcpclient", "api.v2", '{.status.conditions[?(@.type=="Ready")].reason}')).toBe("InvalidName"), WAIT_MS);
-    await eventually(async () => expect(await jsonpath("virtualkey", "team-a", '{.status.conditions[?(@.type=="Ready")].status}')).toBe("True"), WAIT_MS);
+    await eventually(
+      async () => expect(await renderedClients()).toEqual(["docs", "everything", "web_search"]),
+      WAIT_MS,
+    );
+    await eventually(
+      async () =>
+        expect(
+          await jsonpath("mcpclient", "needs-secret", '{.status.conditions[?(@.type=="Ready")].reason}'),
+        ).toBe("SecretNotFound"),
+      WAIT_MS,
+    );
+    await eventually(
+      async () =>
+        expect(await jsonpath("mcpclient", "api.v2", '{.status.conditions[?(@.type=="Ready")].reason}')).toBe(
+          "InvalidName",
+        ),
+      WAIT_MS,
+    );
+    await eventually(
+      async () =>
+        expect(
+          await jsonpath("virtualkey", "team-a", '{.status.conditions[?(@.type=="Ready")].status}'),
+        ).toBe("True"),
+      WAIT_MS,
+    );
     expect(await jsonpath("secret", "team-a-key", "{.data.key}")).not.toBe("");
     const secretKeys = await jsonpath("secret", GW, "{.data}");
     expect(secretKeys).toContain("TG_MCPC_WEB_SEARCH_HEADER_0");
   });
 
   it("follows a change and a delete made with kubectl", async () => {
-    await k("patch", "mcpclient", "web-search", "-n", NS, "--type=merge", "-p", '{"spec":{"connectionString":"https://changed.example.com/mcp"}}');
+    await k(
+      "patch",
+      "mcpclient",
+      "web-search",
+      "-n",
+      NS,
+      "--type=merge",
+      "-p",
+      '{"spec":{"connectionString":"https://changed.example.com/mcp"}}',
+    );
     await eventually(async () => {
       const text = await k("get", "configmap", GW, "-n", NS, "-o", `jsonpath={.data.config\\.json}`);
       expect(text).toContain("https://changed.example.com/mcp");
     }, WAIT_MS);
-    await eventually(async () => expect(await jsonpath("mcpclient", "web-search", "{.status.observedGeneration}")).toBe("2"), WAIT_MS);
+    await eventually(
+      async () => expect(await jsonpath("mcpclient", "web-search", "{.status.observedGeneration}")).toBe("2"),
+      WAIT_MS,
+    );
     await k("delete", "-n", NS, "-f", join(MANIFESTS_DIR, "21-mcpclient-everything.yaml"));
     await eventually(async () => expect(await renderedClients()).toEqual(["docs", "web_search"]), WAIT_MS);
   });
@@ -115,6 +166,9 @@ describe.skipIf(!kubeconfig)(`operator against a real cluster${reason}`, () => {
     await first?.stop();
     await eventually(() => expect(second.isLeader).toBe(true), WAIT_MS);
     await k("apply", "-n", NS, "-f", join(MANIFESTS_DIR, "21-mcpclient-everything.yaml"));
-    await eventually(async () => expect(await renderedClients()).toEqual(["docs", "everything", "web_search"]), WAIT_MS);
+    await eventually(
+      async () => expect(await renderedClients()).toEqual(["docs", "everything", "web_search"]),
+      WAIT_MS,
+    );
   });
 });

@@ -17,12 +17,28 @@ import type { KubeConfig, V1Secret } from "@kubernetes/client-node";
 import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import type { GatewayConfigInput } from "@toolgate/gateway";
 
-import { API_VERSION, type CustomObject, GROUP, KINDS, MCPClientStatus, VERSION, VirtualKeySpec, VirtualKeyStatus } from "./crds/resources.js";
+import {
+  API_VERSION,
+  type CustomObject,
+  GROUP,
+  KINDS,
+  MCPClientStatus,
+  VERSION,
+  VirtualKeySpec,
+  VirtualKeyStatus,
+} from "./crds/resources.js";
 import { type EventType, Informer, type KubeObject } from "./kube/informer.js";
 import { WorkQueue } from "./kube/work-queue.js";
 import type { Logger } from "./logger.js";
 import type { OperatorMetrics } from "./metrics.js";
-import { converged, decodeSecret, desiredConfigMap, desiredSecret, MANAGED_BY, type Target } from "./render/children.js";
+import {
+  converged,
+  decodeSecret,
+  desiredConfigMap,
+  desiredSecret,
+  MANAGED_BY,
+  type Target,
+} from "./render/children.js";
 import { DEFAULT_SECRET_KEY, objectKey, render, type Rendered } from "./render/desired.js";
 import { jsonEqual } from "./status/conditions.js";
 import { mcpClientStatus, type StatusContext, virtualKeyStatus } from "./status/resource-status.js";
@@ -66,8 +82,13 @@ function refName(ref: MaybeRef): string[] {
 export function referencedSecrets(kind: Kind, o: CustomObject): string[] {
   const spec = specOf(o);
   if (kind === "VirtualKey") return refName(spec.keySecretRef as MaybeRef);
-  const headers = Object.values((spec.headers ?? {}) as Record<string, { secretKeyRef?: MaybeRef }>).flatMap((h) => refName(h.secretKeyRef));
-  return [...headers, ...refName((spec.oauthConfig as { clientSecretRef?: MaybeRef } | undefined)?.clientSecretRef)];
+  const headers = Object.values((spec.headers ?? {}) as Record<string, { secretKeyRef?: MaybeRef }>).flatMap(
+    (h) => refName(h.secretKeyRef),
+  );
+  return [
+    ...headers,
+    ...refName((spec.oauthConfig as { clientSecretRef?: MaybeRef } | undefined)?.clientSecretRef),
+  ];
 }
 
 export class Controller {
@@ -92,7 +113,8 @@ export class Controller {
     this.configKey = `Config/${opts.target.namespace}/${opts.target.configMap}`;
     this.queue = new WorkQueue({
       ...(opts.random ? { random: opts.random } : {}),
-      onError: (key, error) => opts.logger.warn({ key, err: String(error) }, "reconcile failed; retrying with backoff"),
+      onError: (key, error) =>
+        opts.logger.warn({ key, err: String(error) }, "reconcile failed; retrying with backoff"),
     });
     for (const ns of opts.namespaces) {
       this.clients.set(ns, this.customInformer(kc, ns, "MCPClient"));
@@ -144,7 +166,8 @@ export class Controller {
 
   private enqueueAll(kind: Kind): void {
     const informers = kind === "MCPClient" ? this.clients : this.keys;
-    for (const inf of informers.values()) for (const o of inf.items()) this.queue.add(`${kind}/${objectKey(o)}`);
+    for (const inf of informers.values())
+      for (const o of inf.items()) this.queue.add(`${kind}/${objectKey(o)}`);
   }
 
   private customInformer(kc: KubeConfig, namespace: string, kind: Kind): Informer<CustomObject> {
@@ -153,7 +176,12 @@ export class Controller {
       resource: plural,
       path: `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${plural}`,
       list: async () => {
-        const res = (await this.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural })) as { items: CustomObject[]; metadata: { resourceVersion: string } };
+        const res = (await this.custom.listNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          namespace,
+          plural,
+        })) as { items: CustomObject[]; metadata: { resourceVersion: string } };
         return { items: res.items, resourceVersion: res.metadata.resourceVersion };
       },
       onEvent: (type, obj, old) => this.onCustomEvent(kind, type, obj, old),
@@ -178,7 +206,13 @@ export class Controller {
 
   private onCustomEvent(kind: Kind, type: EventType, obj: CustomObject, old?: CustomObject): void {
     // Our own status writes come back as updates with an unchanged generation: nothing to do.
-    if (type === "update" && old && old.metadata.generation === obj.metadata.generation && jsonEqual(old.spec, obj.spec)) return;
+    if (
+      type === "update" &&
+      old &&
+      old.metadata.generation === obj.metadata.generation &&
+      jsonEqual(old.spec, obj.spec)
+    )
+      return;
     this.queue.add(this.configKey);
     if (type !== "delete") this.queue.add(`${kind}/${objectKey(obj)}`);
   }
@@ -202,7 +236,9 @@ export class Controller {
         ["VirtualKey", this.keys],
       ] as const
     ).flatMap(([kind, informers]) =>
-      (informers.get(namespace)?.items() ?? []).filter((o) => referencedSecrets(kind, o).includes(name)).map((o) => `${kind}/${objectKey(o)}`),
+      (informers.get(namespace)?.items() ?? [])
+        .filter((o) => referencedSecrets(kind, o).includes(name))
+        .map((o) => `${kind}/${objectKey(o)}`),
     );
   }
 
@@ -247,26 +283,47 @@ export class Controller {
   private async reconcileConfig(): Promise<void> {
     const rendered = this.renderNow();
     const { namespace, configMap, secret } = this.opts.target;
-    const existingSecret = await this.readOptional(() => this.core.readNamespacedSecret({ namespace, name: secret }));
+    const existingSecret = await this.readOptional(() =>
+      this.core.readNamespacedSecret({ namespace, name: secret }),
+    );
     const finalSecret = desiredSecret(rendered, this.opts.target, existingSecret);
     let current = existingSecret;
     if (!current) {
-      current = await this.write("secrets", "create", () => this.core.createNamespacedSecret({ namespace, body: finalSecret }));
+      current = await this.write("secrets", "create", () =>
+        this.core.createNamespacedSecret({ namespace, body: finalSecret }),
+      );
     } else if (!converged(current, finalSecret)) {
       const union = { ...finalSecret, data: { ...current.data, ...finalSecret.data } };
-      if (!converged(current, union)) current = await this.write("secrets", "update", () => this.core.replaceNamespacedSecret({ namespace, name: secret, body: union }));
+      if (!converged(current, union))
+        current = await this.write("secrets", "update", () =>
+          this.core.replaceNamespacedSecret({ namespace, name: secret, body: union }),
+        );
     }
-    const existingCm = await this.readOptional(() => this.core.readNamespacedConfigMap({ namespace, name: configMap }));
+    const existingCm = await this.readOptional(() =>
+      this.core.readNamespacedConfigMap({ namespace, name: configMap }),
+    );
     const cm = desiredConfigMap(rendered, this.opts.target, existingCm);
-    if (!existingCm) await this.write("configmaps", "create", () => this.core.createNamespacedConfigMap({ namespace, body: cm }));
-    else if (!converged(existingCm, cm)) await this.write("configmaps", "update", () => this.core.replaceNamespacedConfigMap({ namespace, name: configMap, body: cm }));
+    if (!existingCm)
+      await this.write("configmaps", "create", () =>
+        this.core.createNamespacedConfigMap({ namespace, body: cm }),
+      );
+    else if (!converged(existingCm, cm))
+      await this.write("configmaps", "update", () =>
+        this.core.replaceNamespacedConfigMap({ namespace, name: configMap, body: cm }),
+      );
     const pruned = desiredSecret(rendered, this.opts.target, current);
-    if (!converged(current, pruned)) await this.write("secrets", "update", () => this.core.replaceNamespacedSecret({ namespace, name: secret, body: pruned }));
+    if (!converged(current, pruned))
+      await this.write("secrets", "update", () =>
+        this.core.replaceNamespacedSecret({ namespace, name: secret, body: pruned }),
+      );
     this.countResources(rendered);
   }
 
   private countResources(r: Rendered): void {
-    for (const [kind, verdicts] of [["MCPClient", r.clients], ["VirtualKey", r.virtualKeys]] as const) {
+    for (const [kind, verdicts] of [
+      ["MCPClient", r.clients],
+      ["VirtualKey", r.virtualKeys],
+    ] as const) {
       const ready = [...verdicts.values()].filter((v) => v.ok).length;
       this.opts.metrics.resources.set({ kind, ready: "true" }, ready);
       this.opts.metrics.resources.set({ kind, ready: "false" }, verdicts.size - ready);
@@ -289,7 +346,10 @@ export class Controller {
   }
 
   private statusContext(): StatusContext {
-    return { now: this.now(), ...(this.opts.staleAfterMs === undefined ? {} : { staleAfterMs: this.opts.staleAfterMs }) };
+    return {
+      now: this.now(),
+      ...(this.opts.staleAfterMs === undefined ? {} : { staleAfterMs: this.opts.staleAfterMs }),
+    };
   }
 
   private async reconcileClient(ns: string, name: string): Promise<void> {
@@ -302,12 +362,21 @@ export class Controller {
         runtime = await this.opts.statusSource.read(verdict.name);
       } catch (error) {
         // The state store being away must not flap conditions: keep the last status and retry.
-        this.opts.logger.warn({ client: verdict.name, err: String(error) }, "cannot read client status from the state store");
+        this.opts.logger.warn(
+          { client: verdict.name, err: String(error) },
+          "cannot read client status from the state store",
+        );
         return;
       }
     }
     const prev = MCPClientStatus.safeParse(obj.status ?? {});
-    const status = mcpClientStatus(obj, verdict, runtime, prev.success ? prev.data : undefined, this.statusContext());
+    const status = mcpClientStatus(
+      obj,
+      verdict,
+      runtime,
+      prev.success ? prev.data : undefined,
+      this.statusContext(),
+    );
     await this.writeStatus("MCPClient", obj, status);
   }
 
@@ -319,7 +388,13 @@ export class Controller {
     if (ref && (await this.ensureKeySecret(obj, ref.name, ref.key ?? DEFAULT_SECRET_KEY))) return;
     const verdict = this.renderNow().virtualKeys.get(objectKey(obj));
     const prev = VirtualKeyStatus.safeParse(obj.status ?? {});
-    const status = virtualKeyStatus(obj, verdict, ref?.name, prev.success ? prev.data : undefined, this.statusContext());
+    const status = virtualKeyStatus(
+      obj,
+      verdict,
+      ref?.name,
+      prev.success ? prev.data : undefined,
+      this.statusContext(),
+    );
     await this.writeStatus("VirtualKey", obj, status);
   }
 
@@ -343,7 +418,18 @@ export class Controller {
         namespace,
         labels: { ...MANAGED_BY },
         // Owned by the VirtualKey, so deleting the key deletes the credential it generated.
-        ownerReferences: owner.metadata.uid ? [{ apiVersion: API_VERSION, kind: "VirtualKey", name: owner.metadata.name, uid: owner.metadata.uid, blockOwnerDeletion: false, controller: false }] : [],
+        ownerReferences: owner.metadata.uid
+          ? [
+              {
+                apiVersion: API_VERSION,
+                kind: "VirtualKey",
+                name: owner.metadata.name,
+                uid: owner.metadata.uid,
+                blockOwnerDeletion: false,
+                controller: false,
+              },
+            ]
+          : [],
       },
       data: { [key]: Buffer.from(value).toString("base64") },
     };
@@ -361,7 +447,14 @@ export class Controller {
     const { plural } = KINDS[kind];
     const body = { ...obj, apiVersion: API_VERSION, kind, status };
     await this.write(`${plural}/status`, "update", () =>
-      this.custom.replaceNamespacedCustomObjectStatus({ group: GROUP, version: VERSION, namespace: obj.metadata.namespace ?? "", plural, name: obj.metadata.name, body }),
+      this.custom.replaceNamespacedCustomObjectStatus({
+        group: GROUP,
+        version: VERSION,
+        namespace: obj.metadata.namespace ?? "",
+        plural,
+        name: obj.metadata.name,
+        body,
+      }),
     );
   }
 }

@@ -13,7 +13,12 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
-export async function startHealthServer(target: HealthTarget, registry: Registry, host: string, port: number): Promise<HealthServer> {
+export async function startHealthServer(
+  target: HealthTarget,
+  registry: Registry,
+  host: string,
+  port: number,
+): Promise<HealthServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (req.method !== "GET" && req.method !== "HEAD") {
@@ -22,7 +27,9 @@ export async function startHealthServer(target: HealthTarget, registry: Registry
       res.writeHead(200, { "content-type": "text/plain" }).end("ok\n");
     } else if (path === "/readyz") {
       const ok = target.ready;
-      res.writeHead(ok ? 200 : 503, { "content-type": "text/plain" }).end(ok ? "ok\n" : "caches not synced\n");
+      res
+        .writeHead(ok ? 200 : 503, { "content-type": "text/plain" })
+        .end(ok ? "ok\n" : "caches not synced\n");
     } else if (path === "/metrics") {
       registry.metrics().then(
         (text) => res.writeHead(200, { "content-type": registry.contentType }).end(text),

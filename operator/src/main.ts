@@ -29,16 +29,26 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  const flags = parseFlags(argv, { POD_NAMESPACE: process.env.POD_NAMESPACE, POD_NAME: process.env.POD_NAME, HOSTNAME: process.env.HOSTNAME ?? hostname() });
+  const flags = parseFlags(argv, {
+    POD_NAMESPACE: process.env.POD_NAMESPACE,
+    POD_NAME: process.env.POD_NAME,
+    HOSTNAME: process.env.HOSTNAME ?? hostname(),
+  });
   const logger = createLogger(flags.logLevel);
   const kc = new KubeConfig();
   kc.loadFromDefault();
-  const statusSource: StatusSource = flags.redisUrl ? new RedisStatusSource(flags.redisUrl, flags.redisPrefix) : new MemoryStatusSource();
+  const statusSource: StatusSource = flags.redisUrl
+    ? new RedisStatusSource(flags.redisUrl, flags.redisPrefix)
+    : new MemoryStatusSource();
   if (!flags.redisUrl) logger.warn({}, "no --redis-url: client status will show no gateway reports");
   const metrics = new OperatorMetrics();
   const operator = new Operator(kc, {
     namespaces: flags.namespaces,
-    target: { namespace: flags.gatewayNamespace, configMap: flags.gatewayConfigMap, secret: flags.gatewaySecret },
+    target: {
+      namespace: flags.gatewayNamespace,
+      configMap: flags.gatewayConfigMap,
+      secret: flags.gatewaySecret,
+    },
     ...(flags.baseConfig ? { base: await loadBase(flags.baseConfig) } : {}),
     statusSource,
     statusIntervalMs: flags.statusIntervalMs,
@@ -49,7 +59,10 @@ async function main(): Promise<void> {
   });
   const health = await startHealthServer(operator, metrics.registry, flags.healthHost, flags.healthPort);
   operator.start();
-  logger.info({ namespaces: flags.namespaces, identity: flags.identity, healthPort: health.port }, "operator started");
+  logger.info(
+    { namespaces: flags.namespaces, identity: flags.identity, healthPort: health.port },
+    "operator started",
+  );
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;

@@ -70,7 +70,11 @@ export class Operator {
       if (leading && !this.current) {
         this.current = new Controller(this.kc, this.opts);
         // Not awaited: until its caches sync, stepping down must still be able to stop it.
-        this.current.start().catch((error: unknown) => this.opts.logger.error({ err: String(error) }, "controller failed to start"));
+        this.current
+          .start()
+          .catch((error: unknown) =>
+            this.opts.logger.error({ err: String(error) }, "controller failed to start"),
+          );
       } else if (!leading && this.current) {
         const c = this.current;
         this.current = undefined;

@@ -20,10 +20,36 @@ describe("parseFlags", () => {
 
   it("reads every flag, with namespaces repeated or comma-separated", () => {
     const f = parseFlags(
-      ["--namespace", "a,b", "--namespace", "c", "--gateway-namespace", "gw", "--gateway-config-map", "cfg", "--gateway-secret", "sec", "--redis-url", "redis://r:6379", "--health-port", "0", "--status-interval", "500ms"],
+      [
+        "--namespace",
+        "a,b",
+        "--namespace",
+        "c",
+        "--gateway-namespace",
+        "gw",
+        "--gateway-config-map",
+        "cfg",
+        "--gateway-secret",
+        "sec",
+        "--redis-url",
+        "redis://r:6379",
+        "--health-port",
+        "0",
+        "--status-interval",
+        "500ms",
+      ],
       {},
     );
-    expect(f).toMatchObject({ namespaces: ["a", "b", "c"], gatewayNamespace: "gw", gatewayConfigMap: "cfg", gatewaySecret: "sec", redisUrl: "redis://r:6379", healthPort: 0, statusIntervalMs: 500, leaseName: "toolgate-operator-cfg" });
+    expect(f).toMatchObject({
+      namespaces: ["a", "b", "c"],
+      gatewayNamespace: "gw",
+      gatewayConfigMap: "cfg",
+      gatewaySecret: "sec",
+      redisUrl: "redis://r:6379",
+      healthPort: 0,
+      statusIntervalMs: 500,
+      leaseName: "toolgate-operator-cfg",
+    });
   });
 
   it.each([

@@ -1,18 +1,26 @@
 /** Command-line flags of the `operator` bin, parsed once and checked with zod. */
 import { parseArgs } from "node:util";
 
-import { DURATION_PATTERN,durationMs } from "@toolgate/gateway";
+import { DURATION_PATTERN, durationMs } from "@toolgate/gateway";
 import { z } from "zod";
 
 const K8S_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
-const name = (what: string) => z.string().regex(K8S_NAME, { message: `${what} must be a Kubernetes object name (lowercase letters, digits, "-", ".")` });
+const name = (what: string) =>
+  z
+    .string()
+    .regex(K8S_NAME, {
+      message: `${what} must be a Kubernetes object name (lowercase letters, digits, "-", ".")`,
+    });
 
 export const OperatorFlags = z.strictObject({
   namespaces: z.array(name("--namespace")).min(1),
   gatewayNamespace: name("--gateway-namespace"),
   gatewayConfigMap: name("--gateway-config-map"),
   gatewaySecret: name("--gateway-secret"),
-  redisUrl: z.string().regex(/^rediss?:\/\//, { message: "--redis-url must start with redis:// or rediss://" }).optional(),
+  redisUrl: z
+    .string()
+    .regex(/^rediss?:\/\//, { message: "--redis-url must start with redis:// or rediss://" })
+    .optional(),
   redisPrefix: z.string().min(1),
   baseConfig: z.string().min(1).optional(),
   healthHost: z.string().min(1),
@@ -67,9 +75,13 @@ export function parseFlags(argv: string[], env: FlagEnv): OperatorFlags {
       "log-level": { type: "string", default: "info" },
     },
   });
-  const namespaces = v.namespace.flatMap((n) => n.split(",")).map((n) => n.trim()).filter(Boolean);
+  const namespaces = v.namespace
+    .flatMap((n) => n.split(","))
+    .map((n) => n.trim())
+    .filter(Boolean);
   const interval = v["status-interval"];
-  if (!DURATION_PATTERN.test(interval)) throw new Error(`--status-interval "${interval}" is not a duration; use e.g. "10s"`);
+  if (!DURATION_PATTERN.test(interval))
+    throw new Error(`--status-interval "${interval}" is not a duration; use e.g. "10s"`);
   const parsed = OperatorFlags.safeParse({
     namespaces,
     gatewayNamespace: v["gateway-namespace"] ?? namespaces[0],
@@ -85,6 +97,7 @@ export function parseFlags(argv: string[], env: FlagEnv): OperatorFlags {
     statusIntervalMs: durationMs(interval),
     logLevel: v["log-level"],
   });
-  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
+  if (!parsed.success)
+    throw new Error(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
   return parsed.data;
 }

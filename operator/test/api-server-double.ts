@@ -20,7 +20,9 @@ import type { AddressInfo } from "node:net";
 
 import { KubeConfig } from "@kubernetes/client-node";
 
-type Obj = Record<string, unknown> & { metadata: Record<string, unknown> & { name: string; namespace?: string; resourceVersion?: string } };
+type Obj = Record<string, unknown> & {
+  metadata: Record<string, unknown> & { name: string; namespace?: string; resourceVersion?: string };
+};
 
 interface Event {
   rv: number;
@@ -52,14 +54,34 @@ interface Route {
   namespace: string;
 }
 
-const KINDS: Record<string, { kind: string; custom: boolean; groupVersion: string; namespaced: boolean; shortNames?: string[] }> = {
+const KINDS: Record<
+  string,
+  { kind: string; custom: boolean; groupVersion: string; namespaced: boolean; shortNames?: string[] }
+> = {
   configmaps: { kind: "ConfigMap", custom: false, groupVersion: "v1", namespaced: true },
   secrets: { kind: "Secret", custom: false, groupVersion: "v1", namespaced: true },
   namespaces: { kind: "Namespace", custom: false, groupVersion: "v1", namespaced: false },
   leases: { kind: "Lease", custom: false, groupVersion: "coordination.k8s.io/v1", namespaced: true },
-  customresourcedefinitions: { kind: "CustomResourceDefinition", custom: false, groupVersion: "apiextensions.k8s.io/v1", namespaced: false },
-  mcpclients: { kind: "MCPClient", custom: true, groupVersion: "toolgate.dev/v1alpha1", namespaced: true, shortNames: ["mcpc"] },
-  virtualkeys: { kind: "VirtualKey", custom: true, groupVersion: "toolgate.dev/v1alpha1", namespaced: true, shortNames: ["vk"] },
+  customresourcedefinitions: {
+    kind: "CustomResourceDefinition",
+    custom: false,
+    groupVersion: "apiextensions.k8s.io/v1",
+    namespaced: false,
+  },
+  mcpclients: {
+    kind: "MCPClient",
+    custom: true,
+    groupVersion: "toolgate.dev/v1alpha1",
+    namespaced: true,
+    shortNames: ["mcpc"],
+  },
+  virtualkeys: {
+    kind: "VirtualKey",
+    custom: true,
+    groupVersion: "toolgate.dev/v1alpha1",
+    namespaced: true,
+    shortNames: ["vk"],
+  },
 };
 
 /** Discovery documents (the legacy, non-aggregated form), enough for kubectl's REST mapper. */
@@ -71,21 +93,45 @@ function discovery(path: string): object | undefined {
     resources: Object.entries(KINDS)
       .filter(([, k]) => k.groupVersion === gv)
       .flatMap(([plural, k]) => [
-        { name: plural, singularName: k.kind.toLowerCase(), namespaced: k.namespaced, kind: k.kind, verbs: ["create", "delete", "get", "list", "patch", "update", "watch"], ...(k.shortNames ? { shortNames: k.shortNames } : {}) },
-        ...(k.custom ? [{ name: `${plural}/status`, singularName: "", namespaced: true, kind: k.kind, verbs: ["get", "patch", "update"] }] : []),
+        {
+          name: plural,
+          singularName: k.kind.toLowerCase(),
+          namespaced: k.namespaced,
+          kind: k.kind,
+          verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
+          ...(k.shortNames ? { shortNames: k.shortNames } : {}),
+        },
+        ...(k.custom
+          ? [
+              {
+                name: `${plural}/status`,
+                singularName: "",
+                namespaced: true,
+                kind: k.kind,
+                verbs: ["get", "patch", "update"],
+              },
+            ]
+          : []),
       ]),
   });
-  if (path === "/version") return { major: "1", minor: "35", gitVersion: "v1.35.0-double", platform: "linux/amd64" };
+  if (path === "/version")
+    return { major: "1", minor: "35", gitVersion: "v1.35.0-double", platform: "linux/amd64" };
   if (path === "/api") return { kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [] };
   if (path === "/api/v1") return resources("v1");
-  const groups = [...new Set(Object.values(KINDS).map((k) => k.groupVersion))].filter((gv) => gv.includes("/"));
+  const groups = [...new Set(Object.values(KINDS).map((k) => k.groupVersion))].filter((gv) =>
+    gv.includes("/"),
+  );
   if (path === "/apis") {
     return {
       kind: "APIGroupList",
       apiVersion: "v1",
       groups: groups.map((gv) => {
         const [name = "", version = ""] = gv.split("/");
-        return { name, versions: [{ groupVersion: gv, version }], preferredVersion: { groupVersion: gv, version } };
+        return {
+          name,
+          versions: [{ groupVersion: gv, version }],
+          preferredVersion: { groupVersion: gv, version },
+        };
       }),
     };
   }
@@ -96,7 +142,10 @@ function discovery(path: string): object | undefined {
 /** RFC 7386 JSON merge patch (also used for kubectl's strategic merge patches, which are the same for maps). */
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> = typeof target === "object" && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  const out: Record<string, unknown> =
+    typeof target === "object" && target !== null && !Array.isArray(target)
+      ? { ...(target as Record<string, unknown>) }
+      : {};
   for (const [k, v] of Object.entries(patch)) {
     if (k.startsWith("$")) continue;
     if (v === null) delete out[k];
@@ -107,26 +156,57 @@ function mergePatch(target: unknown, patch: unknown): unknown {
 
 function parseRoute(path: string): Route | undefined {
   const core = /^\/api\/v1\/namespaces\/([^/]+)\/([^/]+)(?:\/([^/]+))?(?:\/(status))?$/.exec(path);
-  const group = /^\/apis\/([^/]+)\/([^/]+)\/namespaces\/([^/]+)\/([^/]+)(?:\/([^/]+))?(?:\/(status))?$/.exec(path);
-  const clusterScoped = /^\/(?:api\/v1|apis\/([^/]+)\/([^/]+))\/(namespaces|customresourcedefinitions)(?:\/([^/]+))?$/.exec(path);
+  const group = /^\/apis\/([^/]+)\/([^/]+)\/namespaces\/([^/]+)\/([^/]+)(?:\/([^/]+))?(?:\/(status))?$/.exec(
+    path,
+  );
+  const clusterScoped =
+    /^\/(?:api\/v1|apis\/([^/]+)\/([^/]+))\/(namespaces|customresourcedefinitions)(?:\/([^/]+))?$/.exec(path);
   if (clusterScoped && !core) {
     const [, g, v, plural = "", name] = clusterScoped;
     const apiVersion = g ? `${g}/${v ?? ""}` : "v1";
-    return { namespace: "", collection: `${apiVersion}//${plural}`, kind: KINDS[plural]?.kind ?? "", apiVersion, ...(name ? { name } : {}) };
+    return {
+      namespace: "",
+      collection: `${apiVersion}//${plural}`,
+      kind: KINDS[plural]?.kind ?? "",
+      apiVersion,
+      ...(name ? { name } : {}),
+    };
   }
   if (core) {
     const [, namespace = "", plural = "", name, sub] = core;
-    return { namespace, collection: `v1/${namespace}/${plural}`, kind: KINDS[plural]?.kind ?? "", apiVersion: "v1", ...(name ? { name } : {}), ...(sub ? { sub } : {}) };
+    return {
+      namespace,
+      collection: `v1/${namespace}/${plural}`,
+      kind: KINDS[plural]?.kind ?? "",
+      apiVersion: "v1",
+      ...(name ? { name } : {}),
+      ...(sub ? { sub } : {}),
+    };
   }
   if (group) {
     const [, g = "", v = "", namespace = "", plural = "", name, sub] = group;
-    return { namespace, collection: `${g}/${v}/${namespace}/${plural}`, kind: KINDS[plural]?.kind ?? "", apiVersion: `${g}/${v}`, ...(name ? { name } : {}), ...(sub ? { sub } : {}) };
+    return {
+      namespace,
+      collection: `${g}/${v}/${namespace}/${plural}`,
+      kind: KINDS[plural]?.kind ?? "",
+      apiVersion: `${g}/${v}`,
+      ...(name ? { name } : {}),
+      ...(sub ? { sub } : {}),
+    };
   }
   return undefined;
 }
 
 function statusBody(code: number, reason: string, message: string): object {
-  return { kind: "Status", apiVersion: "v1", metadata: {}, status: code < 400 ? "Success" : "Failure", reason, message, code };
+  return {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: code < 400 ? "Success" : "Failure",
+    reason,
+    message,
+    code,
+  };
 }
 
 const clone = <T>(v: T): T => structuredClone(v);
@@ -184,7 +264,10 @@ export class ApiServerDouble {
   /** Writes (POST/PUT/PATCH/DELETE) seen so far, optionally only those matching. */
   writes(filter: { user?: string; pathIncludes?: string } = {}): LoggedRequest[] {
     return this.requests.filter(
-      (r) => r.method !== "GET" && (filter.user === undefined || r.user === filter.user) && (filter.pathIncludes === undefined || r.path.includes(filter.pathIncludes)),
+      (r) =>
+        r.method !== "GET" &&
+        (filter.user === undefined || r.user === filter.user) &&
+        (filter.pathIncludes === undefined || r.path.includes(filter.pathIncludes)),
     );
   }
 
@@ -208,7 +291,9 @@ export class ApiServerDouble {
   bookmark(): void {
     for (const w of this.watchers) {
       if (!w.bookmarks) continue;
-      w.res.write(`${JSON.stringify({ type: "BOOKMARK", object: { kind: "Bookmark", metadata: { resourceVersion: String(this.rv) } } })}\n`);
+      w.res.write(
+        `${JSON.stringify({ type: "BOOKMARK", object: { kind: "Bookmark", metadata: { resourceVersion: String(this.rv) } } })}\n`,
+      );
     }
   }
 
@@ -274,7 +359,14 @@ export class ApiServerDouble {
     const conflict = req.method !== "GET" ? this.conflictOnce.findIndex((p) => url.pathname.includes(p)) : -1;
     if (conflict >= 0) {
       this.conflictOnce.splice(conflict, 1);
-      return send(409, statusBody(409, "Conflict", "the object has been modified; please apply your changes to the latest version and try again"));
+      return send(
+        409,
+        statusBody(
+          409,
+          "Conflict",
+          "the object has been modified; please apply your changes to the latest version and try again",
+        ),
+      );
     }
     if (!route?.kind) return send(404, statusBody(404, "NotFound", `no route for ${url.pathname}`));
     let body: Obj | undefined;
@@ -287,7 +379,14 @@ export class ApiServerDouble {
     if (out) send(out.code, out.body);
   }
 
-  private dispatch(method: string, r: Route, url: URL, body: Obj | undefined, res: ServerResponse, log: LoggedRequest): { code: number; body: unknown } | undefined {
+  private dispatch(
+    method: string,
+    r: Route,
+    url: URL,
+    body: Obj | undefined,
+    res: ServerResponse,
+    log: LoggedRequest,
+  ): { code: number; body: unknown } | undefined {
     if (method === "GET" && !r.name && log.watch) {
       this.watch(r, url, res);
       return undefined;
@@ -295,37 +394,62 @@ export class ApiServerDouble {
     if (method === "GET" && !r.name) return this.listResponse(r);
     if (method === "GET" && r.name) {
       const o = this.store.get(r.collection)?.get(r.name);
-      return o ? { code: 200, body: o } : { code: 404, body: statusBody(404, "NotFound", `${r.kind} "${r.name}" not found`) };
+      return o
+        ? { code: 200, body: o }
+        : { code: 404, body: statusBody(404, "NotFound", `${r.kind} "${r.name}" not found`) };
     }
-    if (!body && method !== "DELETE") return { code: 400, body: statusBody(400, "BadRequest", "missing body") };
+    if (!body && method !== "DELETE")
+      return { code: 400, body: statusBody(400, "BadRequest", "missing body") };
     if (method === "POST" && !r.name && body) return this.create(r, body);
-    if (method === "PUT" && r.name && body) return this.update({ ...r, name: r.name }, body, r.sub === "status");
+    if (method === "PUT" && r.name && body)
+      return this.update({ ...r, name: r.name }, body, r.sub === "status");
     if (method === "DELETE" && r.name) return this.delete({ ...r, name: r.name });
-    if (method === "PATCH" && r.name && body) return this.patch({ ...r, name: r.name }, body, r.sub === "status");
+    if (method === "PATCH" && r.name && body)
+      return this.patch({ ...r, name: r.name }, body, r.sub === "status");
     return { code: 405, body: statusBody(405, "MethodNotAllowed", `${method} ${url.pathname}`) };
   }
 
   private listResponse(r: Route): { code: number; body: unknown } {
-    const items = [...(this.store.get(r.collection)?.values() ?? [])].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
-    return { code: 200, body: { apiVersion: r.apiVersion, kind: `${r.kind}List`, metadata: { resourceVersion: String(this.rv) }, items } };
+    const items = [...(this.store.get(r.collection)?.values() ?? [])].sort((a, b) =>
+      a.metadata.name < b.metadata.name ? -1 : 1,
+    );
+    return {
+      code: 200,
+      body: {
+        apiVersion: r.apiVersion,
+        kind: `${r.kind}List`,
+        metadata: { resourceVersion: String(this.rv) },
+        items,
+      },
+    };
   }
 
   private watch(r: Route, url: URL, res: ServerResponse): void {
     const from = Number(url.searchParams.get("resourceVersion") ?? "0");
     const expired = from > 0 && from < this.compactedBefore;
     if (expired && this.goneAsHttp) {
-      res.writeHead(410, { "content-type": "application/json" }).end(JSON.stringify(statusBody(410, "Expired", "too old resource version")));
+      res
+        .writeHead(410, { "content-type": "application/json" })
+        .end(JSON.stringify(statusBody(410, "Expired", "too old resource version")));
       return;
     }
     res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
     if (expired) {
-      res.end(`${JSON.stringify({ type: "ERROR", object: statusBody(410, "Expired", `too old resource version: ${from} (${this.compactedBefore})`) })}\n`);
+      res.end(
+        `${JSON.stringify({ type: "ERROR", object: statusBody(410, "Expired", `too old resource version: ${from} (${this.compactedBefore})`) })}\n`,
+      );
       return;
     }
-    const w: Watcher = { collection: r.collection, res, bookmarks: url.searchParams.get("allowWatchBookmarks") === "true" };
+    const w: Watcher = {
+      collection: r.collection,
+      res,
+      bookmarks: url.searchParams.get("allowWatchBookmarks") === "true",
+    };
     this.watchers.add(w);
     res.on("close", () => this.watchers.delete(w));
-    for (const e of this.events) if (e.collection === r.collection && e.rv > from) res.write(`${JSON.stringify({ type: e.type, object: e.object })}\n`);
+    for (const e of this.events)
+      if (e.collection === r.collection && e.rv > from)
+        res.write(`${JSON.stringify({ type: e.type, object: e.object })}\n`);
     const timeout = Number(url.searchParams.get("timeoutSeconds") ?? "0");
     if (timeout > 0) setTimeout(() => res.end(), timeout * 1000).unref();
   }
@@ -333,7 +457,8 @@ export class ApiServerDouble {
   private emit(collection: string, type: Event["type"], object: Obj): void {
     const e: Event = { rv: this.rv, collection, type, object: clone(object) };
     this.events.push(e);
-    for (const w of this.watchers) if (w.collection === collection) w.res.write(`${JSON.stringify({ type, object: e.object })}\n`);
+    for (const w of this.watchers)
+      if (w.collection === collection) w.res.write(`${JSON.stringify({ type, object: e.object })}\n`);
   }
 
   private normalise(r: Route, body: Obj): Obj {
@@ -342,7 +467,8 @@ export class ApiServerDouble {
     o.kind = r.kind;
     if (r.kind === "Secret" && o.stringData) {
       const data = { ...(o.data as Record<string, string> | undefined) };
-      for (const [k, v] of Object.entries(o.stringData as Record<string, string>)) data[k] = Buffer.from(v).toString("base64");
+      for (const [k, v] of Object.entries(o.stringData as Record<string, string>))
+        data[k] = Buffer.from(v).toString("base64");
       o.data = data;
       delete o.stringData;
     }
@@ -351,24 +477,40 @@ export class ApiServerDouble {
 
   private admit(r: Route, o: Obj): { code: number; body: unknown } | undefined {
     const errors: string[] = [];
-    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(o.metadata.name) || o.metadata.name.length > 253) {
-      errors.push("metadata.name: Invalid value: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'");
+    if (
+      !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(o.metadata.name) ||
+      o.metadata.name.length > 253
+    ) {
+      errors.push(
+        "metadata.name: Invalid value: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'",
+      );
     }
-    if (KINDS[r.collection.split("/").at(-1) ?? ""]?.custom && this.admission) errors.push(...this.admission(o));
+    if (KINDS[r.collection.split("/").at(-1) ?? ""]?.custom && this.admission)
+      errors.push(...this.admission(o));
     if (errors.length === 0) return undefined;
-    return { code: 422, body: statusBody(422, "Invalid", `${r.kind} "${o.metadata.name}" is invalid: ${errors.join(", ")}`) };
+    return {
+      code: 422,
+      body: statusBody(422, "Invalid", `${r.kind} "${o.metadata.name}" is invalid: ${errors.join(", ")}`),
+    };
   }
 
   private create(r: Route, body: Obj): { code: number; body: unknown } {
     const name = body.metadata.name;
     const coll = this.store.get(r.collection) ?? new Map<string, Obj>();
     this.store.set(r.collection, coll);
-    if (coll.has(name)) return { code: 409, body: statusBody(409, "AlreadyExists", `${r.kind} "${name}" already exists`) };
+    if (coll.has(name))
+      return { code: 409, body: statusBody(409, "AlreadyExists", `${r.kind} "${name}" already exists`) };
     const o = this.normalise(r, body);
     const rejected = this.admit(r, o);
     if (rejected) return rejected;
     this.rv++;
-    o.metadata = { ...o.metadata, namespace: r.namespace, uid: randomUUID(), resourceVersion: String(this.rv), creationTimestamp: new Date().toISOString() };
+    o.metadata = {
+      ...o.metadata,
+      namespace: r.namespace,
+      uid: randomUUID(),
+      resourceVersion: String(this.rv),
+      creationTimestamp: new Date().toISOString(),
+    };
     if (KINDS[r.collection.split("/").at(-1) ?? ""]?.custom) {
       o.metadata.generation = 1;
       delete o.status;
@@ -378,12 +520,23 @@ export class ApiServerDouble {
     return { code: 201, body: o };
   }
 
-  private update(r: Route & { name: string }, body: Obj, statusOnly: boolean): { code: number; body: unknown } {
+  private update(
+    r: Route & { name: string },
+    body: Obj,
+    statusOnly: boolean,
+  ): { code: number; body: unknown } {
     const existing = this.store.get(r.collection)?.get(r.name);
     if (!existing) return { code: 404, body: statusBody(404, "NotFound", `${r.kind} "${r.name}" not found`) };
     const given = body.metadata.resourceVersion;
     if (given !== undefined && given !== existing.metadata.resourceVersion) {
-      return { code: 409, body: statusBody(409, "Conflict", `Operation cannot be fulfilled on ${r.kind} "${r.name}": the object has been modified; please apply your changes to the latest version and try again`) };
+      return {
+        code: 409,
+        body: statusBody(
+          409,
+          "Conflict",
+          `Operation cannot be fulfilled on ${r.kind} "${r.name}": the object has been modified; please apply your changes to the latest version and try again`,
+        ),
+      };
     }
     const custom = KINDS[r.collection.split("/").at(-1) ?? ""]?.custom ?? false;
     let o: Obj;
@@ -391,7 +544,12 @@ export class ApiServerDouble {
       o = { ...clone(existing), status: clone(body.status) };
     } else {
       o = this.normalise(r, body);
-      o.metadata = { ...o.metadata, namespace: r.namespace, uid: existing.metadata.uid, creationTimestamp: existing.metadata.creationTimestamp };
+      o.metadata = {
+        ...o.metadata,
+        namespace: r.namespace,
+        uid: existing.metadata.uid,
+        creationTimestamp: existing.metadata.creationTimestamp,
+      };
       if (custom) {
         o.status = clone(existing.status);
         const specChanged = JSON.stringify(existing.spec) !== JSON.stringify(o.spec);
@@ -407,7 +565,11 @@ export class ApiServerDouble {
     return { code: 200, body: o };
   }
 
-  private patch(r: Route & { name: string }, patch: Obj, statusOnly: boolean): { code: number; body: unknown } {
+  private patch(
+    r: Route & { name: string },
+    patch: Obj,
+    statusOnly: boolean,
+  ): { code: number; body: unknown } {
     const existing = this.store.get(r.collection)?.get(r.name);
     if (!existing) return { code: 404, body: statusBody(404, "NotFound", `${r.kind} "${r.name}" not found`) };
     const merged = mergePatch(clone(existing), patch) as Obj;

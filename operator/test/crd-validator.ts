@@ -15,10 +15,15 @@ type Schema = Record<string, unknown> & {
 };
 
 export interface Crd {
-  spec: { group: string; names: { kind: string; plural: string }; versions: { name: string; schema: { openAPIV3Schema: Schema } }[] };
+  spec: {
+    group: string;
+    names: { kind: string; plural: string };
+    versions: { name: string; schema: { openAPIV3Schema: Schema } }[];
+  };
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** CEL maps, not JS objects, so `has(self.field)` tests presence. */
 function toCel(v: unknown): unknown {
@@ -40,17 +45,23 @@ export function celErrors(schema: Schema, value: unknown, path: string): string[
     if (ok !== true) errors.push(`${path}: Invalid value: ${v.message}`);
   }
   if (schema.properties && isObject(value)) {
-    for (const [k, sub] of Object.entries(schema.properties)) errors.push(...celErrors(sub, value[k], `${path}.${k}`));
+    for (const [k, sub] of Object.entries(schema.properties))
+      errors.push(...celErrors(sub, value[k], `${path}.${k}`));
   }
   if (isObject(schema.additionalProperties) && isObject(value)) {
-    for (const [k, v] of Object.entries(value)) errors.push(...celErrors(schema.additionalProperties, v, `${path}[${k}]`));
+    for (const [k, v] of Object.entries(value))
+      errors.push(...celErrors(schema.additionalProperties, v, `${path}[${k}]`));
   }
-  if (schema.items && Array.isArray(value)) value.forEach((v, i) => errors.push(...celErrors(schema.items as Schema, v, `${path}[${i}]`)));
+  if (schema.items && Array.isArray(value))
+    value.forEach((v, i) => errors.push(...celErrors(schema.items as Schema, v, `${path}[${i}]`)));
   return errors;
 }
 
 export class CrdValidator {
-  private readonly byKind = new Map<string, { group: string; version: string; validate: Ajv.ValidateFunction; schema: Schema }>();
+  private readonly byKind = new Map<
+    string,
+    { group: string; version: string; validate: Ajv.ValidateFunction; schema: Schema }
+  >();
 
   constructor(crds: Crd[]) {
     const ajv = new Ajv({ allErrors: true, unknownFormats: "ignore" });
@@ -58,7 +69,12 @@ export class CrdValidator {
       const version = crd.spec.versions[0];
       if (!version) throw new Error(`CRD ${crd.spec.names.kind} has no version`);
       const schema = version.schema.openAPIV3Schema;
-      this.byKind.set(crd.spec.names.kind, { group: crd.spec.group, version: version.name, validate: ajv.compile(schema), schema });
+      this.byKind.set(crd.spec.names.kind, {
+        group: crd.spec.group,
+        version: version.name,
+        validate: ajv.compile(schema),
+        schema,
+      });
     }
   }
 
@@ -73,8 +89,12 @@ export class CrdValidator {
     const entry = this.byKind.get(kind);
     if (!entry) return [`no CRD for kind ${kind}`];
     const errors: string[] = [];
-    if (obj.apiVersion !== `${entry.group}/${entry.version}`) errors.push(`apiVersion must be ${entry.group}/${entry.version}`);
-    if (!entry.validate(obj)) errors.push(...(entry.validate.errors ?? []).map((e) => `${e.dataPath || "."}: ${e.message ?? "invalid"}`));
+    if (obj.apiVersion !== `${entry.group}/${entry.version}`)
+      errors.push(`apiVersion must be ${entry.group}/${entry.version}`);
+    if (!entry.validate(obj))
+      errors.push(
+        ...(entry.validate.errors ?? []).map((e) => `${e.dataPath || "."}: ${e.message ?? "invalid"}`),
+      );
     errors.push(...celErrors(entry.schema, obj, ""));
     return errors;
   }

@@ -36,7 +36,8 @@ async function kubeletWrite(dir: string, files: Record<string, string>): Promise
   for (const [k, v] of Object.entries(files)) await writeFile(join(dir, stamp, k), v);
   await symlink(stamp, join(dir, "..data_tmp"));
   await rename(join(dir, "..data_tmp"), join(dir, "..data"));
-  for (const k of Object.keys(files)) if (!entries.includes(k)) await symlink(join("..data", k), join(dir, k));
+  for (const k of Object.keys(files))
+    if (!entries.includes(k)) await symlink(join("..data", k), join(dir, k));
   for (const e of entries) {
     if (e.startsWith("..") || e in files) continue;
     if ((await lstat(join(dir, e))).isSymbolicLink()) await rm(join(dir, e));
@@ -46,17 +47,33 @@ async function kubeletWrite(dir: string, files: Record<string, string>): Promise
 
 const target = { namespace: "ns", configMap: "gw", secret: "gw" };
 
-function mount(clients: CustomObject[], virtualKeys: CustomObject[], secrets: SecretLookup): { config: Record<string, string>; secret: Record<string, string> } {
+function mount(
+  clients: CustomObject[],
+  virtualKeys: CustomObject[],
+  secrets: SecretLookup,
+): { config: Record<string, string>; secret: Record<string, string> } {
   const r = render({ clients, virtualKeys, secrets });
   const cm = desiredConfigMap(r, target);
-  return { config: { [CONFIG_KEY]: cm.data?.[CONFIG_KEY] ?? "" }, secret: decodeSecret(desiredSecret(r, target)) };
+  return {
+    config: { [CONFIG_KEY]: cm.data?.[CONFIG_KEY] ?? "" },
+    secret: decodeSecret(desiredSecret(r, target)),
+  };
 }
 
 const client = (name: string, secretName: string): CustomObject => ({
   metadata: { name, namespace: "ns", creationTimestamp: `2026-01-01T00:00:0${name.length}Z` },
-  spec: { connectionType: "http", connectionString: `https://${name}.example/mcp`, authType: "headers", headers: { Authorization: { secretKeyRef: { name: secretName, key: "token" } } }, toolsToExecute: ["*"] },
+  spec: {
+    connectionType: "http",
+    connectionString: `https://${name}.example/mcp`,
+    authType: "headers",
+    headers: { Authorization: { secretKeyRef: { name: secretName, key: "token" } } },
+    toolsToExecute: ["*"],
+  },
 });
-const vk: CustomObject = { metadata: { name: "team-a", namespace: "ns" }, spec: { keySecretRef: { name: "vk" } } };
+const vk: CustomObject = {
+  metadata: { name: "team-a", namespace: "ns" },
+  spec: { keySecretRef: { name: "vk" } },
+};
 
 describe("operator output mounted into a gateway", () => {
   let root: string;
@@ -76,7 +93,11 @@ describe("operator output mounted into a gateway", () => {
   });
 
   it("loads in the gateway with every env. reference resolved from the Secret's files", async () => {
-    const m = mount([client("search", "s")], [vk], (_ns, name) => ({ s: { token: "Bearer one" }, vk: { key: "vk-secret" } })[name]);
+    const m = mount(
+      [client("search", "s")],
+      [vk],
+      (_ns, name) => ({ s: { token: "Bearer one" }, vk: { key: "vk-secret" } })[name],
+    );
     await kubeletWrite(secretsDir, m.secret);
     await kubeletWrite(configDir, m.config);
     const source = { env: {}, secretsDir };
@@ -91,11 +112,20 @@ describe("operator output mounted into a gateway", () => {
     await kubeletWrite(configDir, first.config);
     const source = { env: {}, secretsDir };
     const seen: GatewayConfig[] = [];
-    const w = watchConfig(join(configDir, CONFIG_KEY), { logger: pino({ level: "silent" }), onChange: (c) => void seen.push(c), debounceMs: 20, secrets: source });
+    const w = watchConfig(join(configDir, CONFIG_KEY), {
+      logger: pino({ level: "silent" }),
+      onChange: (c) => void seen.push(c),
+      debounceMs: 20,
+      secrets: source,
+    });
     closers.push(() => w.close());
 
     // A second client with its own secret, and the first one's token rotated.
-    const second = mount([client("search", "s"), client("docs", "d")], [], (_ns, name) => ({ s: { token: "Bearer two" }, d: { token: "Bearer docs" } })[name]);
+    const second = mount(
+      [client("search", "s"), client("docs", "d")],
+      [],
+      (_ns, name) => ({ s: { token: "Bearer two" }, d: { token: "Bearer docs" } })[name],
+    );
     await kubeletWrite(secretsDir, second.secret);
     await kubeletWrite(configDir, second.config);
     const cfg = await eventually(() => {
@@ -103,6 +133,9 @@ describe("operator output mounted into a gateway", () => {
       expect(c?.mcp.client_configs.map((x) => x.name)).toEqual(["docs", "search"]);
       return c as GatewayConfig;
     });
-    expect(cfg.mcp.client_configs.map((c) => resolveSecret(c.headers?.Authorization ?? "", source))).toEqual(["Bearer docs", "Bearer two"]);
+    expect(cfg.mcp.client_configs.map((c) => resolveSecret(c.headers?.Authorization ?? "", source))).toEqual([
+      "Bearer docs",
+      "Bearer two",
+    ]);
   });
 });

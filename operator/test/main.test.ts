@@ -15,8 +15,14 @@ const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
 const START_MS = 90_000;
 
 /** Runs the operator bin from source, in the same Node as the tests. */
-function runOperator(args: string[], env: Record<string, string>): { child: ChildProcess; lines: string[]; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ["--conditions=development", "--import", "tsx", MAIN, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+function runOperator(
+  args: string[],
+  env: Record<string, string>,
+): { child: ChildProcess; lines: string[]; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ["--conditions=development", "--import", "tsx", MAIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const lines: string[] = [];
   let buffered = "";
   const take = (chunk: Buffer) => {
@@ -51,8 +57,28 @@ describe("the operator bin", () => {
 
   it("renders the config, serves health and metrics, and releases its Lease on SIGTERM", async () => {
     await writeFile(join(dir, "base.yaml"), "server:\n  port: 9090\nstate:\n  redis_url: env.REDIS_URL\n");
-    api.apply(CLIENTS, mcpClient("alpha", { connectionType: "http", connectionString: "https://a.example/mcp" }));
-    const args = ["--namespace", NS, "--gateway-config-map", TARGET.configMap, "--gateway-secret", TARGET.secret, "--base-config", join(dir, "base.yaml"), "--health-host", "127.0.0.1", "--health-port", "0", "--identity", "bin-0", "--log-level", "info"];
+    api.apply(
+      CLIENTS,
+      mcpClient("alpha", { connectionType: "http", connectionString: "https://a.example/mcp" }),
+    );
+    const args = [
+      "--namespace",
+      NS,
+      "--gateway-config-map",
+      TARGET.configMap,
+      "--gateway-secret",
+      TARGET.secret,
+      "--base-config",
+      join(dir, "base.yaml"),
+      "--health-host",
+      "127.0.0.1",
+      "--health-port",
+      "0",
+      "--identity",
+      "bin-0",
+      "--log-level",
+      "info",
+    ];
     const op = runOperator(args, { KUBECONFIG: join(dir, "kubeconfig") });
     running = op.child;
     const started = await eventually(() => {
@@ -62,7 +88,8 @@ describe("the operator bin", () => {
     }, START_MS);
     const base = `http://127.0.0.1:${started.healthPort}`;
     await eventually(() => {
-      if (!api.get(`/api/v1/namespaces/${NS}/configmaps/${TARGET.configMap}`)) throw new Error(`no config yet; operator said:\n${op.lines.join("\n")}`);
+      if (!api.get(`/api/v1/namespaces/${NS}/configmaps/${TARGET.configMap}`))
+        throw new Error(`no config yet; operator said:\n${op.lines.join("\n")}`);
       expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["alpha"]);
     }, 30_000);
     expect(renderedConfig(api).server.port).toBe(9090);
@@ -71,17 +98,26 @@ describe("the operator bin", () => {
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toContain("toolgate_operator_leader 1");
     expect(metrics).toMatch(/toolgate_operator_api_writes_total\{resource="configmaps",verb="create"\} 1/);
-    expect(api.get(`${LEASES}/toolgate-operator-${TARGET.configMap}`)?.spec).toMatchObject({ holderIdentity: "bin-0" });
+    expect(api.get(`${LEASES}/toolgate-operator-${TARGET.configMap}`)?.spec).toMatchObject({
+      holderIdentity: "bin-0",
+    });
 
     op.child.kill("SIGTERM");
     expect(await op.exited).toBe(0);
-    expect((api.get(`${LEASES}/toolgate-operator-${TARGET.configMap}`)?.spec as { holderIdentity?: string }).holderIdentity).toBeUndefined();
+    expect(
+      (api.get(`${LEASES}/toolgate-operator-${TARGET.configMap}`)?.spec as { holderIdentity?: string })
+        .holderIdentity,
+    ).toBeUndefined();
   }, 180_000);
 
-  it("exits with a message naming the flag when a flag is invalid", async () => {
-    const op = runOperator(["--redis-url", "http://nope"], { KUBECONFIG: join(dir, "kubeconfig") });
-    running = op.child;
-    expect(await op.exited).toBe(1);
-    expect(op.lines.join("\n")).toContain("--redis-url must start with redis:// or rediss://");
-  }, START_MS);
+  it(
+    "exits with a message naming the flag when a flag is invalid",
+    async () => {
+      const op = runOperator(["--redis-url", "http://nope"], { KUBECONFIG: join(dir, "kubeconfig") });
+      running = op.child;
+      expect(await op.exited).toBe(1);
+      expect(op.lines.join("\n")).toContain("--redis-url must start with redis:// or rediss://");
+    },
+    START_MS,
+  );
 });

@@ -5,9 +5,28 @@ import { CHECKSUM_ANNOTATION } from "../src/render/children.js";
 import { headerSecretKey, virtualKeySecretKey } from "../src/render/names.js";
 import { MemoryStatusSource } from "../src/status/status-source.js";
 import { ApiServerDouble } from "./api-server-double.js";
-import { CLIENTS, condition, CONFIGMAPS, eventually, KEYS, mcpClient, renderedConfig, renderedSecret, secret, SECRETS, startOperator, TARGET, virtualKey } from "./helpers.js";
+import {
+  CLIENTS,
+  condition,
+  CONFIGMAPS,
+  eventually,
+  KEYS,
+  mcpClient,
+  renderedConfig,
+  renderedSecret,
+  secret,
+  SECRETS,
+  startOperator,
+  TARGET,
+  virtualKey,
+} from "./helpers.js";
 
-const http = (url: string, extra: Record<string, unknown> = {}) => ({ connectionType: "http", connectionString: url, toolsToExecute: ["*"], ...extra });
+const http = (url: string, extra: Record<string, unknown> = {}) => ({
+  connectionType: "http",
+  connectionString: url,
+  toolsToExecute: ["*"],
+  ...extra,
+});
 
 describe("operator against the API server double", () => {
   let api: ApiServerDouble;
@@ -33,7 +52,19 @@ describe("operator against the API server double", () => {
 
   it("renders an applied MCPClient into the ConfigMap and its header secret into the Secret", async () => {
     api.apply(SECRETS, secret("search-token", { token: "Bearer s3cret" }));
-    api.apply(CLIENTS, mcpClient("web-search", http("https://search.example/mcp", { authType: "headers", headers: { Authorization: { secretKeyRef: { name: "search-token", key: "token" } }, "X-Team": { value: "tools" } } })));
+    api.apply(
+      CLIENTS,
+      mcpClient(
+        "web-search",
+        http("https://search.example/mcp", {
+          authType: "headers",
+          headers: {
+            Authorization: { secretKeyRef: { name: "search-token", key: "token" } },
+            "X-Team": { value: "tools" },
+          },
+        }),
+      ),
+    );
     start();
     const cfg = await eventually(() => {
       const c = renderedConfig(api);
@@ -42,7 +73,10 @@ describe("operator against the API server double", () => {
     });
     const client = cfg.mcp.client_configs[0];
     expect(client?.name).toBe("web_search");
-    expect(client?.headers).toEqual({ Authorization: `env.${headerSecretKey("web_search", 0)}`, "X-Team": "tools" });
+    expect(client?.headers).toEqual({
+      Authorization: `env.${headerSecretKey("web_search", 0)}`,
+      "X-Team": "tools",
+    });
     expect(renderedSecret(api)).toEqual({ [headerSecretKey("web_search", 0)]: "Bearer s3cret" });
     const cm = api.get(`${CONFIGMAPS}/${TARGET.configMap}`);
     const s = api.get(`${SECRETS}/${TARGET.secret}`);
@@ -53,7 +87,13 @@ describe("operator against the API server double", () => {
 
   it("writes nothing when the operator reconciles unchanged input again", async () => {
     api.apply(CLIENTS, mcpClient("alpha", http("https://a.example/mcp")));
-    api.apply(KEYS, virtualKey("team-a", { mcpConfigs: [{ mcpClientName: "alpha", toolsToExecute: ["*"] }], keySecretRef: { name: "team-a-key" } }));
+    api.apply(
+      KEYS,
+      virtualKey("team-a", {
+        mcpConfigs: [{ mcpClientName: "alpha", toolsToExecute: ["*"] }],
+        keySecretRef: { name: "team-a-key" },
+      }),
+    );
     const op = start();
     await eventually(() => expect(condition(api.get(`${KEYS}/team-a`), "Ready")?.status).toBe("True"));
     await eventually(() => expect(condition(api.get(`${CLIENTS}/alpha`), "Ready")?.reason).toBe("NoReports"));
@@ -73,19 +113,40 @@ describe("operator against the API server double", () => {
   it("follows a spec change and records the observed generation", async () => {
     api.apply(CLIENTS, mcpClient("alpha", http("https://a.example/mcp")));
     start();
-    await eventually(() => expect(renderedConfig(api).mcp.client_configs[0]?.connection_string).toBe("https://a.example/mcp"));
-    api.apply(CLIENTS, mcpClient("alpha", http("https://b.example/mcp", { toolsToExecute: ["search"], toolsToAutoExecute: ["search"] })));
+    await eventually(() =>
+      expect(renderedConfig(api).mcp.client_configs[0]?.connection_string).toBe("https://a.example/mcp"),
+    );
+    api.apply(
+      CLIENTS,
+      mcpClient(
+        "alpha",
+        http("https://b.example/mcp", { toolsToExecute: ["search"], toolsToAutoExecute: ["search"] }),
+      ),
+    );
     await eventually(() => {
       const c = renderedConfig(api).mcp.client_configs[0];
       expect(c?.connection_string).toBe("https://b.example/mcp");
       expect(c?.tools_to_auto_execute).toEqual(["search"]);
     });
-    await eventually(() => expect((api.get(`${CLIENTS}/alpha`)?.status as { observedGeneration?: number }).observedGeneration).toBe(2));
+    await eventually(() =>
+      expect(
+        (api.get(`${CLIENTS}/alpha`)?.status as { observedGeneration?: number }).observedGeneration,
+      ).toBe(2),
+    );
   });
 
   it("marks a resource with a missing Secret not ready and keeps serving the others", async () => {
     api.apply(CLIENTS, mcpClient("good", http("https://good.example/mcp")));
-    api.apply(CLIENTS, mcpClient("needs-secret", http("https://x.example/mcp", { authType: "headers", headers: { Authorization: { secretKeyRef: { name: "missing", key: "token" } } } })));
+    api.apply(
+      CLIENTS,
+      mcpClient(
+        "needs-secret",
+        http("https://x.example/mcp", {
+          authType: "headers",
+          headers: { Authorization: { secretKeyRef: { name: "missing", key: "token" } } },
+        }),
+      ),
+    );
     api.apply(CLIENTS, mcpClient("9lives", http("https://nine.example/mcp")));
     api.apply(CLIENTS, mcpClient("dotted.name", http("https://dot.example/mcp")));
     start();
@@ -94,49 +155,112 @@ describe("operator against the API server double", () => {
       expect(ready).toMatchObject({ status: "False", reason: "SecretNotFound" });
       expect(ready?.message).toContain('Secret "missing" not found');
     });
-    await eventually(() => expect(condition(api.get(`${CLIENTS}/9lives`), "Ready")).toMatchObject({ status: "False", reason: "InvalidName" }));
-    await eventually(() => expect(condition(api.get(`${CLIENTS}/dotted.name`), "Ready")).toMatchObject({ status: "False", reason: "InvalidName" }));
+    await eventually(() =>
+      expect(condition(api.get(`${CLIENTS}/9lives`), "Ready")).toMatchObject({
+        status: "False",
+        reason: "InvalidName",
+      }),
+    );
+    await eventually(() =>
+      expect(condition(api.get(`${CLIENTS}/dotted.name`), "Ready")).toMatchObject({
+        status: "False",
+        reason: "InvalidName",
+      }),
+    );
     expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["good"]);
     // Creating the Secret later brings the client in, without touching the resource.
     api.apply(SECRETS, secret("missing", { token: "t0k" }));
-    await eventually(() => expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["good", "needs_secret"]));
-    await eventually(() => expect(condition(api.get(`${CLIENTS}/needs-secret`), "Ready")?.reason).not.toBe("SecretNotFound"));
+    await eventually(() =>
+      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["good", "needs_secret"]),
+    );
+    await eventually(() =>
+      expect(condition(api.get(`${CLIENTS}/needs-secret`), "Ready")?.reason).not.toBe("SecretNotFound"),
+    );
   });
 
   it("removes a deleted resource from the config and its values from the Secret", async () => {
     api.apply(SECRETS, secret("tok", { t: "v" }));
-    api.apply(CLIENTS, mcpClient("alpha", http("https://a.example/mcp", { authType: "headers", headers: { A: { secretKeyRef: { name: "tok", key: "t" } } } })));
+    api.apply(
+      CLIENTS,
+      mcpClient(
+        "alpha",
+        http("https://a.example/mcp", {
+          authType: "headers",
+          headers: { A: { secretKeyRef: { name: "tok", key: "t" } } },
+        }),
+      ),
+    );
     api.apply(CLIENTS, mcpClient("beta", http("https://b.example/mcp")));
     start();
     await eventually(() => expect(renderedConfig(api).mcp.client_configs).toHaveLength(2));
     api.remove(`${CLIENTS}/alpha`);
-    await eventually(() => expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["beta"]));
+    await eventually(() =>
+      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["beta"]),
+    );
     await eventually(() => expect(renderedSecret(api)).toEqual({}));
   });
 
   it("reports gateway status: connected pods, tool count and the OAuth authorize URL", async () => {
     api.apply(SECRETS, secret("oauth", { secret: "cs" }));
-    api.apply(CLIENTS, mcpClient("docs", http("https://docs.example/mcp", { authType: "oauth", oauthConfig: { clientId: "abc", serverUrl: "https://docs.example", clientSecretRef: { name: "oauth", key: "secret" }, scopes: ["read"] } })));
+    api.apply(
+      CLIENTS,
+      mcpClient(
+        "docs",
+        http("https://docs.example/mcp", {
+          authType: "oauth",
+          oauthConfig: {
+            clientId: "abc",
+            serverUrl: "https://docs.example",
+            clientSecretRef: { name: "oauth", key: "secret" },
+            scopes: ["read"],
+          },
+        }),
+      ),
+    );
     start();
-    await eventually(() => expect(condition(api.get(`${CLIENTS}/docs`), "Connected")?.reason).toBe("NoReports"));
+    await eventually(() =>
+      expect(condition(api.get(`${CLIENTS}/docs`), "Connected")?.reason).toBe("NoReports"),
+    );
     const now = new Date().toISOString();
     status.setOAuth("docs", { status: "pending", authorizeUrl: "https://auth.example/authorize?x=1" });
     status.report("docs", { pod: "gw-0", state: "connecting", toolCount: 0, tools: [], updatedAt: now });
     await eventually(() => {
       const o = api.get(`${CLIENTS}/docs`);
-      expect((o?.status as { authorizeUrl?: string }).authorizeUrl).toBe("https://auth.example/authorize?x=1");
+      expect((o?.status as { authorizeUrl?: string }).authorizeUrl).toBe(
+        "https://auth.example/authorize?x=1",
+      );
       expect(condition(o, "Authorized")).toMatchObject({ status: "False", reason: "AuthorizationPending" });
       expect(condition(o, "Ready")?.status).toBe("False");
     });
     const readyFalseAt = condition(api.get(`${CLIENTS}/docs`), "Ready")?.lastTransitionTime;
     status.setOAuth("docs", { status: "authorized" });
-    status.report("docs", { pod: "gw-0", state: "connected", toolCount: 2, tools: ["search", "fetch"], updatedAt: new Date().toISOString() });
-    status.report("docs", { pod: "gw-1", state: "connected", toolCount: 2, tools: ["search", "fetch"], updatedAt: new Date().toISOString() });
+    status.report("docs", {
+      pod: "gw-0",
+      state: "connected",
+      toolCount: 2,
+      tools: ["search", "fetch"],
+      updatedAt: new Date().toISOString(),
+    });
+    status.report("docs", {
+      pod: "gw-1",
+      state: "connected",
+      toolCount: 2,
+      tools: ["search", "fetch"],
+      updatedAt: new Date().toISOString(),
+    });
     await eventually(() => {
       const o = api.get(`${CLIENTS}/docs`);
-      expect(o?.status).toMatchObject({ state: "connected", toolCount: 2, tools: ["fetch", "search"], clientName: "docs" });
+      expect(o?.status).toMatchObject({
+        state: "connected",
+        toolCount: 2,
+        tools: ["fetch", "search"],
+        clientName: "docs",
+      });
       expect((o?.status as { authorizeUrl?: string }).authorizeUrl).toBeUndefined();
-      expect(condition(o, "Connected")).toMatchObject({ status: "True", message: "2/2 gateway pods connected" });
+      expect(condition(o, "Connected")).toMatchObject({
+        status: "True",
+        message: "2/2 gateway pods connected",
+      });
       expect(condition(o, "Ready")?.status).toBe("True");
     });
     expect(readyFalseAt).toBeDefined();
@@ -147,7 +271,9 @@ describe("operator against the API server double", () => {
     api.apply(KEYS, virtualKey("generated", { keySecretRef: { name: "generated-key" } }));
     api.apply(KEYS, virtualKey("kept", { active: false, keySecretRef: { name: "kept" } }));
     start();
-    await eventually(() => expect(renderedConfig(api).governance.virtual_keys.map((k) => k.name)).toEqual(["generated", "kept"]));
+    await eventually(() =>
+      expect(renderedConfig(api).governance.virtual_keys.map((k) => k.name)).toEqual(["generated", "kept"]),
+    );
     const made = api.get(`${SECRETS}/generated-key`);
     const value = Buffer.from((made?.data as Record<string, string>).key ?? "", "base64").toString();
     expect(value).toMatch(/^tgvk_[A-Za-z0-9_-]{43}$/);
@@ -156,7 +282,11 @@ describe("operator against the API server double", () => {
     expect(renderedSecret(api)[virtualKeySecretKey("kept")]).toBe("my-own-key");
     expect(api.writes({ pathIncludes: "/secrets/kept" })).toEqual([]);
     expect(renderedConfig(api).governance.virtual_keys.find((k) => k.name === "kept")?.is_active).toBe(false);
-    await eventually(() => expect((api.get(`${KEYS}/generated`)?.status as { secretName?: string }).secretName).toBe("generated-key"));
+    await eventually(() =>
+      expect((api.get(`${KEYS}/generated`)?.status as { secretName?: string }).secretName).toBe(
+        "generated-key",
+      ),
+    );
   });
 
   it("retries a status write that hits 409 Conflict until it lands", async () => {
@@ -165,7 +295,9 @@ describe("operator against the API server double", () => {
     start();
     await eventually(() => expect(condition(api.get(`${CLIENTS}/alpha`), "Ready")?.reason).toBe("NoReports"));
     expect(api.conflictOnce).toEqual([]);
-    expect(api.writes({ pathIncludes: `${CLIENTS}/alpha/status` }).map((w) => w.status)).toEqual([409, 409, 200]);
+    expect(api.writes({ pathIncludes: `${CLIENTS}/alpha/status` }).map((w) => w.status)).toEqual([
+      409, 409, 200,
+    ]);
   });
 
   it("serves several namespaces and gives a client name claimed twice to the older resource", async () => {
@@ -174,10 +306,17 @@ describe("operator against the API server double", () => {
     api.apply(other, mcpClient("shared", http("https://second.example/mcp")));
     api.apply(other, mcpClient("only-here", http("https://third.example/mcp")));
     running.push(startOperator(api, status, "operator", { namespaces: ["tools", "other"] }));
-    await eventually(() => expect(renderedConfig(api).mcp.client_configs.map((c) => [c.name, c.connection_string])).toEqual([
-      ["only_here", "https://third.example/mcp"],
-      ["shared", "https://first.example/mcp"],
-    ]));
-    await eventually(() => expect(condition(api.get(`${other}/shared`), "Ready")).toMatchObject({ status: "False", reason: "NameConflict" }));
+    await eventually(() =>
+      expect(renderedConfig(api).mcp.client_configs.map((c) => [c.name, c.connection_string])).toEqual([
+        ["only_here", "https://third.example/mcp"],
+        ["shared", "https://first.example/mcp"],
+      ]),
+    );
+    await eventually(() =>
+      expect(condition(api.get(`${other}/shared`), "Ready")).toMatchObject({
+        status: "False",
+        reason: "NameConflict",
+      }),
+    );
   });
 });

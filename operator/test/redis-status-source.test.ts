@@ -27,11 +27,28 @@ describe("RedisStatusSource against the real Redis", () => {
   });
 
   const report = (pod: string, state: string, extra: Record<string, unknown> = {}) =>
-    JSON.stringify({ v: 1, data: { pod, state, toolCount: 2, tools: ["b", "a"], lastError: null, updatedAt: "2026-01-01T00:00:00Z", ...extra } });
+    JSON.stringify({
+      v: 1,
+      data: {
+        pod,
+        state,
+        toolCount: 2,
+        tools: ["b", "a"],
+        lastError: null,
+        updatedAt: "2026-01-01T00:00:00Z",
+        ...extra,
+      },
+    });
 
   it("reads every pod's report of a client and the OAuth status, from versioned JSON", async () => {
-    await redis.hset(clientHealthKey(prefix, "web_search"), { "gw-1": report("gw-1", "disconnected", { lastError: "ECONNREFUSED" }), "gw-0": report("gw-0", "connected") });
-    await redis.set(oauthKey(prefix, "web_search"), JSON.stringify({ v: 1, data: { status: "pending", authorizeUrl: "https://auth/x" } }));
+    await redis.hset(clientHealthKey(prefix, "web_search"), {
+      "gw-1": report("gw-1", "disconnected", { lastError: "ECONNREFUSED" }),
+      "gw-0": report("gw-0", "connected"),
+    });
+    await redis.set(
+      oauthKey(prefix, "web_search"),
+      JSON.stringify({ v: 1, data: { status: "pending", authorizeUrl: "https://auth/x" } }),
+    );
     const rt = await source.read("web_search");
     expect(rt.pods.map((p) => [p.pod, p.state, p.lastError])).toEqual([
       ["gw-0", "connected", null],
@@ -62,9 +79,22 @@ describe("RedisStatusSource against the real Redis", () => {
     await api.start();
     const op = startOperator(api, source);
     try {
-      api.apply(CLIENTS, mcpClient("from-redis", { connectionType: "http", connectionString: "https://r.example/mcp", toolsToExecute: ["*"] }));
-      await eventually(() => expect(condition(api.get(`${CLIENTS}/from-redis`), "Connected")?.reason).toBe("NoReports"));
-      await redis.hset(clientHealthKey(prefix, "from_redis"), "gw-0", report("gw-0", "connected", { updatedAt: new Date().toISOString() }));
+      api.apply(
+        CLIENTS,
+        mcpClient("from-redis", {
+          connectionType: "http",
+          connectionString: "https://r.example/mcp",
+          toolsToExecute: ["*"],
+        }),
+      );
+      await eventually(() =>
+        expect(condition(api.get(`${CLIENTS}/from-redis`), "Connected")?.reason).toBe("NoReports"),
+      );
+      await redis.hset(
+        clientHealthKey(prefix, "from_redis"),
+        "gw-0",
+        report("gw-0", "connected", { updatedAt: new Date().toISOString() }),
+      );
       await eventually(() => {
         const o = api.get(`${CLIENTS}/from-redis`);
         expect(o?.status).toMatchObject({ state: "connected", toolCount: 2, tools: ["a", "b"] });

@@ -4,7 +4,16 @@ import { Informer } from "../src/kube/informer.js";
 import type { Operator } from "../src/operator.js";
 import { MemoryStatusSource } from "../src/status/status-source.js";
 import { ApiServerDouble } from "./api-server-double.js";
-import { CLIENTS, CONFIGMAPS, eventually, LEASES, mcpClient, renderedConfig, startOperator, TARGET } from "./helpers.js";
+import {
+  CLIENTS,
+  CONFIGMAPS,
+  eventually,
+  LEASES,
+  mcpClient,
+  renderedConfig,
+  startOperator,
+  TARGET,
+} from "./helpers.js";
 
 const http = (url: string) => ({ connectionType: "http", connectionString: url });
 
@@ -120,14 +129,20 @@ describe("operator watch resilience and leader election", () => {
   it("keeps the config current when its watch streams are killed mid-way and history expires", async () => {
     api.apply(CLIENTS, mcpClient("alpha", http("https://a.example/mcp")));
     start("operator");
-    await eventually(() => expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["alpha"]));
+    await eventually(() =>
+      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["alpha"]),
+    );
     api.dropWatches();
     api.apply(CLIENTS, mcpClient("beta", http("https://b.example/mcp")));
-    await eventually(() => expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["alpha", "beta"]));
+    await eventually(() =>
+      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["alpha", "beta"]),
+    );
     api.dropWatches();
     api.remove(`${CLIENTS}/alpha`);
     api.compact();
-    await eventually(() => expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["beta"]));
+    await eventually(() =>
+      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["beta"]),
+    );
   });
 
   it("lets only the Lease holder write, and hands over when the leader stops", async () => {
@@ -139,7 +154,11 @@ describe("operator watch resilience and leader election", () => {
     api.apply(CLIENTS, mcpClient("beta", http("https://b.example/mcp")));
     await eventually(() => expect(renderedConfig(api).mcp.client_configs).toHaveLength(2));
     // Let the standby campaign a few rounds against the held Lease.
-    await eventually(() => expect(api.requests.filter((r) => r.user === "second" && r.path.includes("/leases")).length).toBeGreaterThan(3));
+    await eventually(() =>
+      expect(
+        api.requests.filter((r) => r.user === "second" && r.path.includes("/leases")).length,
+      ).toBeGreaterThan(3),
+    );
     expect(second.isLeader).toBe(false);
     expect(api.writes({ user: "second" }).filter((w) => !w.path.includes("/leases"))).toEqual([]);
     expect(api.writes({ user: "first", pathIncludes: CONFIGMAPS }).length).toBeGreaterThan(0);
@@ -148,11 +167,18 @@ describe("operator watch resilience and leader election", () => {
     await first.stop();
     running.splice(running.indexOf(first), 1);
     await eventually(() => expect(second.isLeader).toBe(true));
-    expect(api.get(`${LEASES}/toolgate-operator`)?.spec).toMatchObject({ holderIdentity: "second", leaseTransitions: 1 });
+    expect(api.get(`${LEASES}/toolgate-operator`)?.spec).toMatchObject({
+      holderIdentity: "second",
+      leaseTransitions: 1,
+    });
     await eventually(() => expect(second.controller?.synced).toBe(true));
     api.apply(CLIENTS, mcpClient("gamma", http("https://c.example/mcp")));
-    await eventually(() => expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["alpha", "beta", "gamma"]));
-    expect(api.writes({ user: "second", pathIncludes: `${CONFIGMAPS}/${TARGET.configMap}` }).length).toBeGreaterThan(0);
+    await eventually(() =>
+      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["alpha", "beta", "gamma"]),
+    );
+    expect(
+      api.writes({ user: "second", pathIncludes: `${CONFIGMAPS}/${TARGET.configMap}` }).length,
+    ).toBeGreaterThan(0);
   });
 
   it("takes over when the leader is cut off from the API server, and the old leader stops writing", async () => {
@@ -166,12 +192,24 @@ describe("operator watch resilience and leader election", () => {
     await eventually(() => expect(first.isLeader).toBe(false));
     api.apply(CLIENTS, mcpClient("beta", http("https://b.example/mcp")));
     await eventually(() => expect(renderedConfig(api).mcp.client_configs).toHaveLength(2));
-    expect(api.writes({ user: "second", pathIncludes: `${CONFIGMAPS}/${TARGET.configMap}` }).length).toBeGreaterThan(0);
+    expect(
+      api.writes({ user: "second", pathIncludes: `${CONFIGMAPS}/${TARGET.configMap}` }).length,
+    ).toBeGreaterThan(0);
     const firstWrites = api.writes({ user: "first" }).length;
     api.blockedUsers.delete("first");
     // Unblocked, the old leader finds the Lease held and stays a standby.
-    await eventually(() => expect(api.requests.filter((r) => r.user === "first" && r.status === 200 && r.path.includes("/leases")).length).toBeGreaterThan(2));
+    await eventually(() =>
+      expect(
+        api.requests.filter((r) => r.user === "first" && r.status === 200 && r.path.includes("/leases"))
+          .length,
+      ).toBeGreaterThan(2),
+    );
     expect(first.isLeader).toBe(false);
-    expect(api.writes({ user: "first" }).slice(firstWrites).filter((w) => w.status < 300 && !w.path.includes("/leases"))).toEqual([]);
+    expect(
+      api
+        .writes({ user: "first" })
+        .slice(firstWrites)
+        .filter((w) => w.status < 300 && !w.path.includes("/leases")),
+    ).toEqual([]);
   });
 });

@@ -12,7 +12,11 @@ export interface BackoffOptions {
 export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 500, maxMs: 30_000, jitter: 0.5 };
 
 /** Delay before retry number `attempt` (0-based). */
-export function backoffDelay(attempt: number, opts: BackoffOptions = DEFAULT_BACKOFF, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  opts: BackoffOptions = DEFAULT_BACKOFF,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(opts.maxMs, opts.baseMs * 2 ** Math.max(0, attempt));
   return Math.round(ceiling * (1 - opts.jitter * random()));
 }

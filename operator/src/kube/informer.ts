@@ -11,7 +11,9 @@ import { Watch } from "@kubernetes/client-node";
 import { backoffDelay, type BackoffOptions, DEFAULT_BACKOFF } from "./backoff.js";
 
 export interface KubeObject {
-  metadata?: { name?: string | undefined; namespace?: string | undefined; resourceVersion?: string | undefined } | undefined;
+  metadata?:
+    | { name?: string | undefined; namespace?: string | undefined; resourceVersion?: string | undefined }
+    | undefined;
 }
 
 export type EventType = "add" | "update" | "delete";
@@ -128,7 +130,8 @@ export class Informer<T extends KubeObject> {
       const old = this.cache.get(key);
       this.cache.set(key, obj);
       if (!old) this.opts.onEvent("add", obj);
-      else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) this.opts.onEvent("update", obj, old);
+      else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion)
+        this.opts.onEvent("update", obj, old);
     }
     for (const [key, old] of this.cache) {
       if (seen.has(key)) continue;
@@ -167,7 +170,12 @@ export class Informer<T extends KubeObject> {
         this.schedule(0, () => this.watch());
       }
     };
-    this.abort = await controller.watch(this.opts.path, { resourceVersion: this.resourceVersion, allowWatchBookmarks: true, timeoutSeconds }, onEvent, onDone);
+    this.abort = await controller.watch(
+      this.opts.path,
+      { resourceVersion: this.resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
+      onEvent,
+      onDone,
+    );
     if (this.stopped) this.abort.abort();
   }
 

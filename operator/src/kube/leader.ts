@@ -68,10 +68,21 @@ export class LeaderElector {
     if (!this.leading) return;
     await this.setLeading(false);
     try {
-      const lease = await this.api.readNamespacedLease({ name: this.opts.name, namespace: this.opts.namespace });
+      const lease = await this.api.readNamespacedLease({
+        name: this.opts.name,
+        namespace: this.opts.namespace,
+      });
       if (lease.spec?.holderIdentity !== this.opts.identity) return;
-      lease.spec = { ...lease.spec, holderIdentity: undefined, renewTime: new V1MicroTime(this.now()) } as V1Lease["spec"] & object;
-      await this.api.replaceNamespacedLease({ name: this.opts.name, namespace: this.opts.namespace, body: lease });
+      lease.spec = {
+        ...lease.spec,
+        holderIdentity: undefined,
+        renewTime: new V1MicroTime(this.now()),
+      } as V1Lease["spec"] & object;
+      await this.api.replaceNamespacedLease({
+        name: this.opts.name,
+        namespace: this.opts.namespace,
+        body: lease,
+      });
     } catch (error) {
       this.opts.onError?.(error);
     }
@@ -121,7 +132,15 @@ export class LeaderElector {
   private async create(): Promise<boolean> {
     const { name, namespace } = this.opts;
     try {
-      await this.api.createNamespacedLease({ namespace, body: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name, namespace }, spec: this.spec(new Date(this.now()), 0) } });
+      await this.api.createNamespacedLease({
+        namespace,
+        body: {
+          apiVersion: "coordination.k8s.io/v1",
+          kind: "Lease",
+          metadata: { name, namespace },
+          spec: this.spec(new Date(this.now()), 0),
+        },
+      });
       return true;
     } catch (error) {
       // Another candidate created it first: it leads this round.
@@ -158,7 +177,11 @@ export class LeaderElector {
     const acquire = mine && spec.acquireTime ? new Date(spec.acquireTime) : new Date(this.now());
     lease.spec = this.spec(acquire, (spec.leaseTransitions ?? 0) + (mine ? 0 : 1));
     try {
-      await this.api.replaceNamespacedLease({ name: this.opts.name, namespace: this.opts.namespace, body: lease });
+      await this.api.replaceNamespacedLease({
+        name: this.opts.name,
+        namespace: this.opts.namespace,
+        body: lease,
+      });
     } catch (error) {
       if (httpCode(error) === 409) return false;
       throw error;

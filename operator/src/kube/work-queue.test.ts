@@ -51,7 +51,10 @@ describe("WorkQueue", () => {
   it("retries a failing key with growing backoff and forgets the failures on success", async () => {
     vi.useFakeTimers();
     const errors: string[] = [];
-    const q = new WorkQueue({ backoff: { baseMs: 100, maxMs: 1000, jitter: 0 }, onError: (k) => errors.push(k) });
+    const q = new WorkQueue({
+      backoff: { baseMs: 100, maxMs: 1000, jitter: 0 },
+      onError: (k) => errors.push(k),
+    });
     let calls = 0;
     q.run(() => (++calls <= 3 ? Promise.reject(new Error("409")) : Promise.resolve()), 1);
     q.add("k");

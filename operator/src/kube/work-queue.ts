@@ -107,6 +107,7 @@ export class WorkQueue {
   }
 
   private notifyIdle(): void {
-    if (this.queue.length === 0 && this.processing.size === 0) for (const w of this.idleWaiters.splice(0)) w();
+    if (this.queue.length === 0 && this.processing.size === 0)
+      for (const w of this.idleWaiters.splice(0)) w();
   }
 }

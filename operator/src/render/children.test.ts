@@ -1,11 +1,29 @@
 import { describe, expect, it } from "vitest";
 
-import { CHECKSUM_ANNOTATION, CONFIG_KEY, converged, decodeSecret, desiredConfigMap, desiredSecret, MANAGED_BY } from "./children.js";
+import {
+  CHECKSUM_ANNOTATION,
+  CONFIG_KEY,
+  converged,
+  decodeSecret,
+  desiredConfigMap,
+  desiredSecret,
+  MANAGED_BY,
+} from "./children.js";
 import { render } from "./desired.js";
 
 const target = { namespace: "ns", configMap: "gw", secret: "gw" };
 const rendered = render({
-  clients: [{ metadata: { name: "c", namespace: "ns" }, spec: { connectionType: "http", connectionString: "https://x", authType: "headers", headers: { A: { secretKeyRef: { name: "s", key: "k" } } } } }],
+  clients: [
+    {
+      metadata: { name: "c", namespace: "ns" },
+      spec: {
+        connectionType: "http",
+        connectionString: "https://x",
+        authType: "headers",
+        headers: { A: { secretKeyRef: { name: "s", key: "k" } } },
+      },
+    },
+  ],
   virtualKeys: [],
   secrets: () => ({ k: "v" }),
 });
@@ -21,7 +39,10 @@ describe("desired ConfigMap and Secret", () => {
   });
 
   it("keep what the chart put on an existing object, and compare equal once converged", () => {
-    const existing = { metadata: { name: "gw", labels: { "helm.sh/chart": "toolgate" }, annotations: { note: "x" } }, data: { "extra.txt": "kept" } };
+    const existing = {
+      metadata: { name: "gw", labels: { "helm.sh/chart": "toolgate" }, annotations: { note: "x" } },
+      data: { "extra.txt": "kept" },
+    };
     const cm = desiredConfigMap(rendered, target, existing);
     expect(cm.metadata?.labels).toEqual({ "helm.sh/chart": "toolgate", ...MANAGED_BY });
     expect(cm.data?.["extra.txt"]).toBe("kept");
@@ -36,6 +57,8 @@ describe("desired ConfigMap and Secret", () => {
   });
 
   it("decode stringData as well as data", () => {
-    expect(decodeSecret({ data: { a: Buffer.from("1").toString("base64") }, stringData: { b: "2" } })).toEqual({ a: "1", b: "2" });
+    expect(
+      decodeSecret({ data: { a: Buffer.from("1").toString("base64") }, stringData: { b: "2" } }),
+    ).toEqual({ a: "1", b: "2" });
   });
 });

@@ -35,7 +35,9 @@ export function desiredConfigMap(r: Rendered, t: Target, existing?: V1ConfigMap)
 
 export function desiredSecret(r: Rendered, t: Target, existing?: V1Secret): V1Secret {
   // The Secret holds exactly the rendered values: a stale key would leak a removed credential.
-  const data = Object.fromEntries(Object.entries(r.secretData).map(([k, v]) => [k, Buffer.from(v, "utf8").toString("base64")]));
+  const data = Object.fromEntries(
+    Object.entries(r.secretData).map(([k, v]) => [k, Buffer.from(v, "utf8").toString("base64")]),
+  );
   return {
     apiVersion: "v1",
     kind: "Secret",

@@ -10,11 +10,24 @@
  */
 import { createHash } from "node:crypto";
 
-import { ClientConfig, type ClientConfigInput, GatewayConfig, type GatewayConfigInput, VirtualKey } from "@toolgate/gateway";
+import {
+  ClientConfig,
+  type ClientConfigInput,
+  GatewayConfig,
+  type GatewayConfigInput,
+  VirtualKey,
+} from "@toolgate/gateway";
 import type { z } from "zod";
 
 import { type CustomObject, MCPClientSpec, type SecretKeyRef, VirtualKeySpec } from "../crds/resources.js";
-import { clientNameOf, envRef, headerSecretKey, normaliseClientRef, oauthSecretKey, virtualKeySecretKey } from "./names.js";
+import {
+  clientNameOf,
+  envRef,
+  headerSecretKey,
+  normaliseClientRef,
+  oauthSecretKey,
+  virtualKeySecretKey,
+} from "./names.js";
 
 /** Decoded Secret data by `namespace/name`. */
 export type SecretLookup = (namespace: string, name: string) => Readonly<Record<string, string>> | undefined;
@@ -23,7 +36,8 @@ export type Verdict =
   | { ok: true; name: string; message?: string }
   | { ok: false; reason: VerdictReason; message: string; name?: string };
 
-export type VerdictReason = "InvalidName" | "InvalidSpec" | "NameConflict" | "SecretNotFound" | "SecretKeyNotFound";
+export type VerdictReason =
+  "InvalidName" | "InvalidSpec" | "NameConflict" | "SecretNotFound" | "SecretKeyNotFound";
 
 export interface RenderInput {
   clients: readonly CustomObject[];
@@ -67,18 +81,26 @@ class SecretRefError extends Error {
 
 function readRef(secrets: SecretLookup, namespace: string, ref: SecretKeyRef, what: string): string {
   const data = secrets(namespace, ref.name);
-  if (!data) throw new SecretRefError("SecretNotFound", `${what}: Secret "${ref.name}" not found in namespace "${namespace}"`);
+  if (!data)
+    throw new SecretRefError(
+      "SecretNotFound",
+      `${what}: Secret "${ref.name}" not found in namespace "${namespace}"`,
+    );
   const value = data[ref.key];
-  if (value === undefined) throw new SecretRefError("SecretKeyNotFound", `${what}: Secret "${ref.name}" has no key "${ref.key}"`);
+  if (value === undefined)
+    throw new SecretRefError("SecretKeyNotFound", `${what}: Secret "${ref.name}" has no key "${ref.key}"`);
   return value;
 }
 
 export function formatIssues(prefix: string, error: z.ZodError, camel = false): string {
-  const seg = (p: PropertyKey) => (camel ? String(p).replaceAll(/_([a-z])/g, (_m, c: string) => c.toUpperCase()) : String(p));
+  const seg = (p: PropertyKey) =>
+    camel ? String(p).replaceAll(/_([a-z])/g, (_m, c: string) => c.toUpperCase()) : String(p);
   return error.issues.map((i) => `${[prefix, ...i.path.map(seg)].join(".")}: ${i.message}`).join("; ");
 }
 
-type Built<T> = { ok: true; value: T; secrets: Record<string, string> } | { ok: false; reason: VerdictReason; message: string };
+type Built<T> =
+  | { ok: true; value: T; secrets: Record<string, string> }
+  | { ok: false; reason: VerdictReason; message: string };
 
 /** Drops undefined values, so absent spec fields stay absent in the rendered config. */
 function compact<T extends object>(o: { [K in keyof T]: T[K] | undefined }): T {
@@ -88,7 +110,13 @@ function compact<T extends object>(o: { [K in keyof T]: T[K] | undefined }): T {
 type Spec = MCPClientSpec;
 type Out = Record<string, string>;
 
-function headersOf(headers: NonNullable<Spec["headers"]>, name: string, ns: string, secrets: SecretLookup, out: Out): Record<string, string> {
+function headersOf(
+  headers: NonNullable<Spec["headers"]>,
+  name: string,
+  ns: string,
+  secrets: SecretLookup,
+  out: Out,
+): Record<string, string> {
   const rendered: Record<string, string> = {};
   Object.keys(headers)
     .sort()
@@ -103,7 +131,13 @@ function headersOf(headers: NonNullable<Spec["headers"]>, name: string, ns: stri
   return rendered;
 }
 
-function oauthOf(o: NonNullable<Spec["oauthConfig"]>, name: string, ns: string, secrets: SecretLookup, out: Out): NonNullable<ClientConfigInput["oauth_config"]> {
+function oauthOf(
+  o: NonNullable<Spec["oauthConfig"]>,
+  name: string,
+  ns: string,
+  secrets: SecretLookup,
+  out: Out,
+): NonNullable<ClientConfigInput["oauth_config"]> {
   let clientSecret: string | undefined;
   if (o.clientSecretRef) {
     const key = oauthSecretKey(name);
@@ -125,7 +159,13 @@ function stdioOf(s: NonNullable<Spec["stdioConfig"]>): NonNullable<ClientConfigI
   return { command: s.command, args: s.args ?? [], envs: s.envs ?? [] };
 }
 
-function clientConfigOf(spec: Spec, name: string, ns: string, secrets: SecretLookup, out: Out): ClientConfigInput {
+function clientConfigOf(
+  spec: Spec,
+  name: string,
+  ns: string,
+  secrets: SecretLookup,
+  out: Out,
+): ClientConfigInput {
   return compact<ClientConfigInput>({
     name,
     connection_type: spec.connectionType,
@@ -143,13 +183,15 @@ function clientConfigOf(spec: Spec, name: string, ns: string, secrets: SecretLoo
 
 function buildClient(obj: CustomObject, name: string, secrets: SecretLookup): Built<ClientConfigInput> {
   const parsed = MCPClientSpec.safeParse(obj.spec);
-  if (!parsed.success) return { ok: false, reason: "InvalidSpec", message: formatIssues("spec", parsed.error) };
+  if (!parsed.success)
+    return { ok: false, reason: "InvalidSpec", message: formatIssues("spec", parsed.error) };
   const out: Out = {};
   try {
     const cfg = clientConfigOf(parsed.data, name, obj.metadata.namespace ?? "", secrets, out);
     // The gateway's own schema has the last word, so the CRD cannot admit what the gateway rejects.
     const check = ClientConfig.safeParse(cfg);
-    if (!check.success) return { ok: false, reason: "InvalidSpec", message: formatIssues("spec", check.error, true) };
+    if (!check.success)
+      return { ok: false, reason: "InvalidSpec", message: formatIssues("spec", check.error, true) };
     return { ok: true, value: cfg, secrets: out };
   } catch (error) {
     if (error instanceof SecretRefError) return { ok: false, reason: error.reason, message: error.message };
@@ -161,7 +203,8 @@ type VirtualKeyInput = z.input<typeof VirtualKey>;
 
 function buildVirtualKey(obj: CustomObject, secrets: SecretLookup): Built<VirtualKeyInput> {
   const parsed = VirtualKeySpec.safeParse(obj.spec);
-  if (!parsed.success) return { ok: false, reason: "InvalidSpec", message: formatIssues("spec", parsed.error) };
+  if (!parsed.success)
+    return { ok: false, reason: "InvalidSpec", message: formatIssues("spec", parsed.error) };
   const spec = parsed.data;
   const name = obj.metadata.name;
   const ref = { name: spec.keySecretRef.name, key: spec.keySecretRef.key ?? DEFAULT_SECRET_KEY };
@@ -172,11 +215,20 @@ function buildVirtualKey(obj: CustomObject, secrets: SecretLookup): Built<Virtua
       name,
       value: envRef(key),
       is_active: spec.active ?? true,
-      mcp_configs: (spec.mcpConfigs ?? []).map((m) => ({ mcp_client_name: normaliseClientRef(m.mcpClientName), tools_to_execute: m.toolsToExecute ?? [] })),
+      mcp_configs: (spec.mcpConfigs ?? []).map((m) => ({
+        mcp_client_name: normaliseClientRef(m.mcpClientName),
+        tools_to_execute: m.toolsToExecute ?? [],
+      })),
     };
     const check = VirtualKey.safeParse(vk);
-    if (!check.success) return { ok: false, reason: "InvalidSpec", message: formatIssues("spec", check.error, true) };
-    if (value.length === 0) return { ok: false, reason: "SecretKeyNotFound", message: `spec.keySecretRef: key "${ref.key}" of Secret "${ref.name}" is empty` };
+    if (!check.success)
+      return { ok: false, reason: "InvalidSpec", message: formatIssues("spec", check.error, true) };
+    if (value.length === 0)
+      return {
+        ok: false,
+        reason: "SecretKeyNotFound",
+        message: `spec.keySecretRef: key "${ref.key}" of Secret "${ref.name}" is empty`,
+      };
     return { ok: true, value: vk, secrets: { [key]: value } };
   } catch (error) {
     if (error instanceof SecretRefError) return { ok: false, reason: error.reason, message: error.message };
@@ -203,7 +255,12 @@ function renderAll<T>(
     }
     const owner = taken.get(n.name);
     if (owner !== undefined) {
-      verdicts.set(key, { ok: false, reason: "NameConflict", name: n.name, message: `${kind} name "${n.name}" is already served for ${owner} (the older resource wins); rename one of them` });
+      verdicts.set(key, {
+        ok: false,
+        reason: "NameConflict",
+        name: n.name,
+        message: `${kind} name "${n.name}" is already served for ${owner} (the older resource wins); rename one of them`,
+      });
       continue;
     }
     const built = build(obj, n.name);
@@ -222,8 +279,18 @@ function renderAll<T>(
 
 /** Renders the whole desired state. Throws only when the base config itself is invalid. */
 export function render(input: RenderInput): Rendered {
-  const clients = renderAll(input.clients, (o) => clientNameOf(o.metadata.name), (o, name) => buildClient(o, name, input.secrets), "client");
-  const vks = renderAll(input.virtualKeys, (o) => ({ ok: true, name: o.metadata.name }), (o) => buildVirtualKey(o, input.secrets), "virtual key");
+  const clients = renderAll(
+    input.clients,
+    (o) => clientNameOf(o.metadata.name),
+    (o, name) => buildClient(o, name, input.secrets),
+    "client",
+  );
+  const vks = renderAll(
+    input.virtualKeys,
+    (o) => ({ ok: true, name: o.metadata.name }),
+    (o) => buildVirtualKey(o, input.secrets),
+    "virtual key",
+  );
   const base = input.base ?? {};
   const config: GatewayConfigInput = {
     ...base,
@@ -231,9 +298,16 @@ export function render(input: RenderInput): Rendered {
     governance: { ...base.governance, virtual_keys: vks.values.map((v) => v.value) },
   };
   const check = GatewayConfig.safeParse(config);
-  if (!check.success) throw new Error(`rendered gateway config is invalid: ${formatIssues("config", check.error)}`);
+  if (!check.success)
+    throw new Error(`rendered gateway config is invalid: ${formatIssues("config", check.error)}`);
   const configJson = `${JSON.stringify(config, null, 2)}\n`;
-  const secretData = Object.fromEntries(Object.entries({ ...clients.secrets, ...vks.secrets }).sort(([a], [b]) => (a < b ? -1 : 1)));
-  const checksum = createHash("sha256").update(configJson).update("\0").update(JSON.stringify(secretData)).digest("hex");
+  const secretData = Object.fromEntries(
+    Object.entries({ ...clients.secrets, ...vks.secrets }).sort(([a], [b]) => (a < b ? -1 : 1)),
+  );
+  const checksum = createHash("sha256")
+    .update(configJson)
+    .update("\0")
+    .update(JSON.stringify(secretData))
+    .digest("hex");
   return { config, configJson, secretData, checksum, clients: clients.verdicts, virtualKeys: vks.verdicts };
 }

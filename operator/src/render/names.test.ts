@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 
-import { clientNameOf, envRef, headerSecretKey, normaliseClientRef, oauthSecretKey, virtualKeySecretKey } from "./names.js";
+import {
+  clientNameOf,
+  envRef,
+  headerSecretKey,
+  normaliseClientRef,
+  oauthSecretKey,
+  virtualKeySecretKey,
+} from "./names.js";
 
 describe("clientNameOf", () => {
   it.each([
@@ -25,7 +32,11 @@ describe("clientNameOf", () => {
 
 describe("secret keys", () => {
   it("are valid environment variable names", () => {
-    for (const key of [headerSecretKey("web_search", 3), oauthSecretKey("docs"), virtualKeySecretKey("team-a.prod")]) {
+    for (const key of [
+      headerSecretKey("web_search", 3),
+      oauthSecretKey("docs"),
+      virtualKeySecretKey("team-a.prod"),
+    ]) {
       expect(key).toMatch(/^[A-Z_][A-Z0-9_]*$/);
     }
   });

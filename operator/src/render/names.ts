@@ -21,11 +21,17 @@ export type NameResult = { ok: true; name: string } | { ok: false; message: stri
 
 export function clientNameOf(resourceName: string): NameResult {
   if (resourceName.includes(".")) {
-    return { ok: false, message: `name "${resourceName}" contains "."; MCPClient names map to client names by turning "-" into "_", and "." has no mapping: rename it with "-" instead` };
+    return {
+      ok: false,
+      message: `name "${resourceName}" contains "."; MCPClient names map to client names by turning "-" into "_", and "." has no mapping: rename it with "-" instead`,
+    };
   }
   const name = resourceName.replaceAll("-", "_");
   if (!CLIENT_NAME_PATTERN.test(name)) {
-    return { ok: false, message: `name "${resourceName}" maps to client name "${name}", which must not start with a digit: rename it to start with a letter` };
+    return {
+      ok: false,
+      message: `name "${resourceName}" maps to client name "${name}", which must not start with a digit: rename it to start with a letter`,
+    };
   }
   return { ok: true, name };
 }

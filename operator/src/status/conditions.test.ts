@@ -6,7 +6,11 @@ const t0 = new Date("2026-01-01T00:00:00Z");
 const t1 = new Date("2026-01-01T00:05:00Z");
 
 describe("setConditions", () => {
-  const prev = setConditions(undefined, [{ type: "Ready", status: "False", reason: "Pending", message: "a" }], t0);
+  const prev = setConditions(
+    undefined,
+    [{ type: "Ready", status: "False", reason: "Pending", message: "a" }],
+    t0,
+  );
 
   it("stamps a new condition with the current time", () => {
     expect(prev[0]?.lastTransitionTime).toBe(t0.toISOString());
@@ -14,7 +18,13 @@ describe("setConditions", () => {
 
   it("keeps lastTransitionTime when only reason or message change", () => {
     const next = setConditions(prev, [{ type: "Ready", status: "False", reason: "Other", message: "b" }], t1);
-    expect(next[0]).toEqual({ type: "Ready", status: "False", reason: "Other", message: "b", lastTransitionTime: t0.toISOString() });
+    expect(next[0]).toEqual({
+      type: "Ready",
+      status: "False",
+      reason: "Other",
+      message: "b",
+      lastTransitionTime: t0.toISOString(),
+    });
   });
 
   it("moves lastTransitionTime when the status changes", () => {

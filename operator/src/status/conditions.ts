@@ -6,7 +6,11 @@ import type { Condition } from "../crds/resources.js";
 
 export type ConditionInput = Omit<Condition, "lastTransitionTime">;
 
-export function setConditions(previous: readonly Condition[] | undefined, next: readonly ConditionInput[], now: Date): Condition[] {
+export function setConditions(
+  previous: readonly Condition[] | undefined,
+  next: readonly ConditionInput[],
+  now: Date,
+): Condition[] {
   return next.map((c) => {
     const prev = previous?.find((p) => p.type === c.type);
     const lastTransitionTime = prev && prev.status === c.status ? prev.lastTransitionTime : now.toISOString();

@@ -17,7 +17,8 @@ import { type ClientRuntime, OAuthReport, PodClientReport, type StatusSource } f
 
 export const DEFAULT_PREFIX = "toolgate:";
 
-export const clientHealthKey = (prefix: string, clientId: string): string => `${prefix}clienthealth:${clientId}`;
+export const clientHealthKey = (prefix: string, clientId: string): string =>
+  `${prefix}clienthealth:${clientId}`;
 export const oauthKey = (prefix: string, clientId: string): string => `${prefix}oauth:${clientId}`;
 
 function versioned<T extends z.ZodType>(schema: T, raw: string | null | undefined): z.infer<T> | undefined {
@@ -46,7 +47,10 @@ export class RedisStatusSource implements StatusSource {
   }
 
   async read(clientId: string): Promise<ClientRuntime> {
-    const [pods, oauth] = await Promise.all([this.redis.hgetall(clientHealthKey(this.prefix, clientId)), this.redis.get(oauthKey(this.prefix, clientId))]);
+    const [pods, oauth] = await Promise.all([
+      this.redis.hgetall(clientHealthKey(this.prefix, clientId)),
+      this.redis.get(oauthKey(this.prefix, clientId)),
+    ]);
     const reports = Object.values(pods)
       .map((raw) => versioned(PodClientReport, raw))
       .filter((r): r is PodClientReport => r !== undefined)
