@@ -355,6 +355,38 @@ describe("invalid configurations list every problem with path, value and what is
         'mcp.client_configs[2].name "x": is already the id of mcp.client_configs[0]; client ids (the name when id is absent) must be unique',
       ],
     ],
+    [
+      "problems in different places at once, cross-field rules included",
+      {
+        server: { port: "x" },
+        mcp: {
+          client_configs: [
+            { name: "bad-name", connection_type: "stdio" },
+            stdio("dup"),
+            stdio("dup", { tools_to_execute: ["a"], tools_to_auto_execute: ["b"], is_ping_available: "yes" }),
+            "not an object",
+          ],
+        },
+        governance: {
+          virtual_keys: [
+            { name: "k", value: "v1", is_active: 1 },
+            { name: "k", value: "v2" },
+          ],
+        },
+      },
+      [
+        'server.port "x": must be a number, not a string',
+        'mcp.client_configs[0].name "bad-name": must use ASCII letters, digits and underscores only, and must not start with a digit (no hyphens or spaces)',
+        "mcp.client_configs[0].stdio_config: is required when connection_type is stdio",
+        'mcp.client_configs[2].is_ping_available "yes": must be true or false, not a string',
+        'mcp.client_configs[2].tools_to_auto_execute[0] "b": "b" is not in tools_to_execute (auto-executed tools must be a subset of tools_to_execute)',
+        // A scalar where an object of secrets belongs may itself be a secret, so it is hidden too.
+        'mcp.client_configs[3] "***": must be an object, not a string',
+        "governance.virtual_keys[0].is_active 1: must be true or false, not a number",
+        'mcp.client_configs[2].name "dup": is already used by mcp.client_configs[1]; client names must be unique',
+        'governance.virtual_keys[1].name "k": is already used by governance.virtual_keys[0]; virtual key names must be unique',
+      ],
+    ],
   ])("rejects %s", (_name, raw, expected) => {
     expect(problemsOf(raw)).toEqual(expected);
   });

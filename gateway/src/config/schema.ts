@@ -137,40 +137,55 @@ const clientFields = {
 
 type ClientShape = z.infer<z.ZodObject<typeof clientFields>>;
 
+/**
+ * The cross-field rules run even when a field of the same object is invalid (zod's default is
+ * to skip them), so one run reports every problem. They therefore read the value loosely: a
+ * field may still hold the raw, wrong-typed input.
+ */
+type Loose<T> = { readonly [K in keyof T]?: unknown };
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const CONNECTION_TYPES: readonly unknown[] = ["stdio", "http", "sse"];
+/** zod option: run a refinement whenever the value is an object, despite issues in its fields. */
+export const RUN_ON_OBJECTS = { when: (payload: { value: unknown }) => isRecord(payload.value) };
+
 /** Cross-field rules of SPEC 2.1, shared by the file schema and the management API. */
-export function checkClientRules(c: ClientShape, ctx: z.RefinementCtx): void {
+export function checkClientRules(client: ClientShape, ctx: z.RefinementCtx): void {
+  const c: Loose<ClientShape> = client;
   const issue: IssueFn = (path, message) => ctx.addIssue({ code: "custom", path: [path], message });
-  checkTransportRules(c, issue);
+  if (CONNECTION_TYPES.includes(c.connection_type)) checkTransportRules(c, issue);
   checkAuthRules(c, issue);
-  checkAutoSubset(c.tools_to_execute, c.tools_to_auto_execute, ctx);
+  if (Array.isArray(c.tools_to_execute) && Array.isArray(c.tools_to_auto_execute)) {
+    checkAutoSubset(c.tools_to_execute, c.tools_to_auto_execute, ctx);
+  }
 }
 
 type IssueFn = (path: string, message: string) => void;
 
-function checkTransportRules(c: ClientShape, issue: IssueFn): void {
+function checkTransportRules(c: Loose<ClientShape>, issue: IssueFn): void {
   if (c.connection_type === "stdio") {
     if (!c.stdio_config) issue("stdio_config", "is required when connection_type is stdio");
     if (c.auth_type) issue("auth_type", "stdio clients have no authentication; remove auth_type");
     if (c.connection_string) issue("connection_string", "is not used by stdio clients; use stdio_config");
   } else {
-    if (!c.connection_string)
-      issue("connection_string", `is required when connection_type is ${c.connection_type}`);
-    if (c.stdio_config) issue("stdio_config", `is only for stdio clients, not ${c.connection_type}`);
+    const type = String(c.connection_type);
+    if (!c.connection_string) issue("connection_string", `is required when connection_type is ${type}`);
+    if (c.stdio_config) issue("stdio_config", `is only for stdio clients, not ${type}`);
   }
 }
 
-function checkAuthRules(c: ClientShape, issue: IssueFn): void {
+function checkAuthRules(c: Loose<ClientShape>, issue: IssueFn): void {
   if (c.auth_type === "headers" && !c.headers) issue("headers", "is required when auth_type is headers");
   if (c.auth_type !== "headers" && c.headers) issue("headers", 'needs auth_type "headers"');
   checkOAuthRules(c, issue);
 }
 
-function checkOAuthRules(c: ClientShape, issue: IssueFn): void {
+function checkOAuthRules(c: Loose<ClientShape>, issue: IssueFn): void {
   if (c.auth_type === "oauth" && !c.oauth_config)
     issue("oauth_config", "is required when auth_type is oauth");
   if (c.auth_type !== "oauth" && c.oauth_config) issue("oauth_config", 'needs auth_type "oauth"');
   // SPEC 7: without an authorize_url the endpoints can only be discovered from server_url.
-  if (c.oauth_config && !c.oauth_config.authorize_url && !c.oauth_config.server_url) {
+  if (isRecord(c.oauth_config) && !c.oauth_config.authorize_url && !c.oauth_config.server_url) {
     issue(
       "oauth_config",
       "needs authorize_url or server_url (server_url lets the gateway discover the endpoints)",
@@ -178,9 +193,14 @@ function checkOAuthRules(c: ClientShape, issue: IssueFn): void {
   }
 }
 
-export function checkAutoSubset(exec: string[], auto: string[], ctx: z.RefinementCtx): void {
+export function checkAutoSubset(
+  exec: readonly unknown[],
+  auto: readonly unknown[],
+  ctx: z.RefinementCtx,
+): void {
   if (exec.includes("*")) return;
   for (const [i, t] of auto.entries()) {
+    if (typeof t !== "string") continue;
     if (t === "*") {
       ctx.addIssue({
         code: "custom",
@@ -199,7 +219,7 @@ export function checkAutoSubset(exec: string[], auto: string[], ctx: z.Refinemen
 }
 
 export const ClientConfigObject = z.strictObject(clientFields);
-export const ClientConfig = ClientConfigObject.superRefine(checkClientRules);
+export const ClientConfig = ClientConfigObject.superRefine(checkClientRules, RUN_ON_OBJECTS);
 
 export const HealthMonitorConfig = z.strictObject({
   check_interval: PositiveDuration.default("10s"),
@@ -381,10 +401,32 @@ export const GatewayConfigObject = z.strictObject({
   governance: GovernanceSection.describe("Virtual keys and their per-client tool filters").prefault({}),
 });
 
+/** The objects of an array with their indices; anything else (wrong-typed input) is skipped. */
+function objectsOf(v: unknown): Array<[number, Record<string, unknown>]> {
+  return Array.isArray(v)
+    ? v.flatMap((x, i): Array<[number, Record<string, unknown>]> => (isRecord(x) ? [[i, x]] : []))
+    : [];
+}
+
+function section(v: Record<string, unknown>, key: string): Record<string, unknown> {
+  const s = v[key];
+  return isRecord(s) ? s : {};
+}
+
 export const GatewayConfig = GatewayConfigObject.superRefine((cfg, ctx) => {
+  const root: Record<string, unknown> = cfg;
+  checkClientUniqueness(objectsOf(section(root, "mcp").client_configs), ctx);
+  checkVirtualKeys(objectsOf(section(root, "governance").virtual_keys), ctx);
+}, RUN_ON_OBJECTS);
+
+function checkClientUniqueness(
+  clients: Array<[number, Record<string, unknown>]>,
+  ctx: z.RefinementCtx,
+): void {
   const seen = new Map<string, number>();
   const ids = new Map<string, number>();
-  cfg.mcp.client_configs.forEach((c, i) => {
+  for (const [i, c] of clients) {
+    if (typeof c.name !== "string") continue;
     const prev = seen.get(c.name);
     if (prev !== undefined) {
       ctx.addIssue({
@@ -393,7 +435,7 @@ export const GatewayConfig = GatewayConfigObject.superRefine((cfg, ctx) => {
         message: `is already used by mcp.client_configs[${prev}]; client names must be unique`,
       });
     } else seen.set(c.name, i);
-    const id = c.id ?? c.name;
+    const id = typeof c.id === "string" ? c.id : c.name;
     const prevId = ids.get(id);
     // A repeated name is already reported; its default id (the name) repeating too is the same mistake.
     if (prevId !== undefined && (c.id !== undefined || prev === undefined)) {
@@ -403,21 +445,20 @@ export const GatewayConfig = GatewayConfigObject.superRefine((cfg, ctx) => {
         message: `is already the id of mcp.client_configs[${prevId}]; client ids (the name when id is absent) must be unique`,
       });
     } else ids.set(id, i);
-  });
-  checkVirtualKeys(cfg.governance.virtual_keys, ctx);
-});
+  }
+}
 
 /** Names, ids and values of virtual keys are unique: a shared value would make the caller ambiguous. */
-function checkVirtualKeys(keys: readonly VirtualKey[], ctx: z.RefinementCtx): void {
+function checkVirtualKeys(keys: Array<[number, Record<string, unknown>]>, ctx: z.RefinementCtx): void {
   const seen = {
     name: new Map<string, number>(),
     id: new Map<string, number>(),
     value: new Map<string, number>(),
   };
-  keys.forEach((vk, i) => {
+  for (const [i, vk] of keys) {
     for (const field of ["name", "id", "value"] as const) {
       const v = vk[field];
-      if (v === undefined) continue;
+      if (typeof v !== "string") continue;
       const prev = seen[field].get(v);
       if (prev === undefined) {
         seen[field].set(v, i);
@@ -429,18 +470,26 @@ function checkVirtualKeys(keys: readonly VirtualKey[], ctx: z.RefinementCtx): vo
         message: `is already used by governance.virtual_keys[${prev}]; virtual key ${field}s must be unique`,
       });
     }
-    const clients = new Set<string>();
-    vk.mcp_configs.forEach((mc, j) => {
-      if (clients.has(mc.mcp_client_name)) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["governance", "virtual_keys", i, "mcp_configs", j, "mcp_client_name"],
-          message: `"${mc.mcp_client_name}" appears twice in this key's mcp_configs; merge the tool lists into one entry`,
-        });
-      }
-      clients.add(mc.mcp_client_name);
-    });
-  });
+    checkKeyClients(i, objectsOf(vk.mcp_configs), ctx);
+  }
+}
+
+function checkKeyClients(
+  key: number,
+  configs: Array<[number, Record<string, unknown>]>,
+  ctx: z.RefinementCtx,
+): void {
+  const clients = new Set<unknown>();
+  for (const [j, mc] of configs) {
+    if (clients.has(mc.mcp_client_name)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["governance", "virtual_keys", key, "mcp_configs", j, "mcp_client_name"],
+        message: "appears twice in this key's mcp_configs; merge the tool lists into one entry",
+      });
+    }
+    clients.add(mc.mcp_client_name);
+  }
 }
 
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
