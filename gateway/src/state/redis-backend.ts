@@ -181,8 +181,8 @@ export class RedisBackend implements Backend {
     this.count++;
     const started = Date.now();
     try {
-      const first = conn === this.client;
-      await whenReady(conn, this.settled.has(conn), first ? this.clientFirstReady : this.subFirstReady, COMMAND_TIMEOUT_MS);
+      const firstOutcomeOf = conn === this.client ? this.clientFirstReady : this.subFirstReady;
+      await whenReady(conn, this.settled.has(conn), firstOutcomeOf, COMMAND_TIMEOUT_MS);
       return await withDeadline(fn(conn), COMMAND_TIMEOUT_MS - (Date.now() - started), command);
     } catch (e) {
       throw this.unavailable(command, e, conn);
