@@ -134,6 +134,7 @@ class FnCompiler {
     for (const s of list) this.stmt(s);
   }
 
+  // eslint-disable-next-line complexity -- one case per statement kind
   stmt(s: ast.Stmt): void {
     this.pos = s.pos;
     switch (s.kind) {

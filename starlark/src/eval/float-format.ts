@@ -19,6 +19,7 @@ function expSuffix(e: number): string {
 }
 
 // Go's %g with shortest digits, plus Starlark's ".0" rule.
+// eslint-disable-next-line complexity -- the layout cases of Go's %g
 export function formatG(x: number): string {
   const nf = nonFinite(x);
   if (nf !== undefined) return nf;

@@ -125,6 +125,7 @@ function groupThousands(digits: string): string {
   return frac === undefined ? grouped : `${grouped}.${frac}`;
 }
 
+// eslint-disable-next-line complexity -- one branch per presentation type of the format spec
 function numberBody(v: Value, s: Spec): { neg: boolean; body: string } {
   const t = s.type || (v instanceof Float ? "g" : "d");
   if (isInt(v) && "dxXob".includes(t)) {

@@ -103,6 +103,7 @@ function bindDefaults(fn: StarFunction, locals: (Value | undefined)[], n: number
 }
 
 // Binds arguments into a fresh locals array for a call of fn.
+// eslint-disable-next-line complexity -- a port of starlark-go's setArgs, kept in its order
 export function setArgs(fn: StarFunction, args: readonly Value[], kwargs: readonly [string, Value][]): (Value | undefined)[] {
   const code = fn.code;
   const locals = new Array<Value | undefined>(code.localNames.length).fill(undefined);

@@ -2,6 +2,8 @@
 // with its error messages and its representation choices (dict keys sorted on encode, ints
 // exact, floats with a decimal point or exponent).
 
+/* eslint-disable complexity -- a hand-written JSON scanner and encoder: one branch per character class or value type, as lib/json */
+
 import { chargeString } from "./alloc.js";
 import { Builtin, type Kwargs } from "./builtin.js";
 import { Dict, List } from "./collections.js";

@@ -79,6 +79,7 @@ function find(s: string, args: Value[], kwargs: [string, Value][], last: boolean
 
 const isSpace = (c: string): boolean => /\s/u.test(c);
 
+// eslint-disable-next-line complexity -- whitespace or explicit characters, on either side
 function stripChars(s: string, chars: Value | undefined, left: boolean, right: boolean): string {
   const set = chars === undefined || chars === null ? undefined : wantString(chars, "chars");
   const strip = (c: string): boolean => (set === undefined ? isSpace(c) : set.includes(c));

@@ -10,6 +10,7 @@ import { mkTuple, typeName, type Value } from "./value.js";
 
 // dict(...) and dict.update(...): one optional positional (mapping or iterable of pairs)
 // plus keyword arguments.
+// eslint-disable-next-line complexity -- dict.update's argument forms, in starlark-go's order
 export function updateDict(d: Dict, args: readonly Value[], kwargs: Kwargs): void {
   if (args.length > 1) fail(`got ${args.length} arguments, want at most 1`);
   const src = args[0];

@@ -5,6 +5,8 @@
 // interpreter calls them directly from its dispatch loop. Host objects take part through
 // StarObject's protocol hooks (binaryOp, index, contains, iterate, len, attr).
 
+/* eslint-disable complexity -- each operator dispatches on its operand types, one branch per type as starlark-go's Binary and Compare do */
+
 import { chargeElems, chargeString, chargeWork } from "./alloc.js";
 import { Builtin } from "./builtin.js";
 import { ArrayIter, Bytes, Dict, HashTable, List, Range, StarSet } from "./collections.js";

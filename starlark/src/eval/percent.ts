@@ -4,6 +4,8 @@
 // Extension: Python's flags, width and precision ("%-8s", "%05d", "%.2f"), which starlark-go
 // rejects but model-written scripts use constantly; without them the output is starlark-go's.
 
+/* eslint-disable complexity -- one branch per conversion character and flag, as starlark-go's interpolate */
+
 import { chargeString } from "./alloc.js";
 import { Dict } from "./collections.js";
 import { fail } from "./errors.js";

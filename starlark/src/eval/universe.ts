@@ -140,6 +140,7 @@ export function parseInt(orig: string, baseArg: number): number | bigint {
   return normInt(neg ? -n : n);
 }
 
+// eslint-disable-next-line complexity -- one branch per accepted argument type
 function intBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {
   const [x, baseV] = unpackArgs(args, kwargs, ["x", "base?"]);
   const v = x ?? null;
@@ -158,6 +159,7 @@ function intBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {
 
 const FLOAT_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
+// eslint-disable-next-line complexity -- one branch per accepted argument type
 function floatBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {
   unpackPositional(args, kwargs, 0, 1);
   const v = args[0];

@@ -10,6 +10,7 @@ import { fail } from "./errors.js";
 import { nearest } from "./spell.js";
 import { Float, isInt, typeName, type Value } from "./value.js";
 
+// eslint-disable-next-line complexity -- UnpackArgs' checks in starlark-go's order
 export function unpackArgs(args: readonly Value[], kwargs: Kwargs, spec: readonly string[]): (Value | undefined)[] {
   const names = spec.map((s) => (s.endsWith("?") ? s.slice(0, -1) : s));
   if (args.length > spec.length) {
