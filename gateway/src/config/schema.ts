@@ -470,25 +470,6 @@ function checkVirtualKeys(keys: Array<[number, Record<string, unknown>]>, ctx: z
         message: `is already used by governance.virtual_keys[${prev}]; virtual key ${field}s must be unique`,
       });
     }
-    checkKeyClients(i, objectsOf(vk.mcp_configs), ctx);
-  }
-}
-
-function checkKeyClients(
-  key: number,
-  configs: Array<[number, Record<string, unknown>]>,
-  ctx: z.RefinementCtx,
-): void {
-  const clients = new Set<unknown>();
-  for (const [j, mc] of configs) {
-    if (clients.has(mc.mcp_client_name)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["governance", "virtual_keys", key, "mcp_configs", j, "mcp_client_name"],
-        message: "appears twice in this key's mcp_configs; merge the tool lists into one entry",
-      });
-    }
-    clients.add(mc.mcp_client_name);
   }
 }
 
