@@ -104,3 +104,25 @@ describe("deeply nested values", () => {
     expect(e.msg).toBe("str: Starlark stack overflow (value nested too deeply)");
   });
 });
+
+describe("interleaved evaluations", () => {
+  it("keeps each evaluation's allocation limits while they interleave at awaits", async () => {
+    const { Builtin } = await import("./builtin.js");
+    const tick = new Builtin("tick", () => new Promise((r) => setTimeout(() => r(null), 5)));
+    const strict = execFile({
+      source: "for i in range(3):\n    tick()\ns = 'x' * 5000",
+      predeclared: { tick },
+      options: ALL,
+      limits: { maxStringLength: 1000 },
+    }).catch((e: unknown) => e);
+    const loose = execFile({
+      source: "for i in range(3):\n    tick()\ns = 'x' * 5000",
+      predeclared: { tick },
+      options: ALL,
+      limits: { maxStringLength: 100_000 },
+    });
+    const [a, b] = await Promise.all([strict, loose]);
+    expect((a as EvalError).msg).toMatch(/string too long: 5000 characters exceeds the limit of 1000/);
+    expect((b.globals.get("s") as string).length).toBe(5000);
+  });
+});
