@@ -14,7 +14,9 @@ export type Kwargs = [string, Value][];
 export type BuiltinFn = (thread: Thread, args: Value[], kwargs: Kwargs, self: Builtin) => Value | Promise<Value>;
 
 export class Builtin extends StarObject {
-  readonly typeName = "builtin_function_or_method";
+  get typeName(): string {
+    return "builtin_function_or_method";
+  }
   constructor(
     readonly name: string,
     readonly fn: BuiltinFn,

@@ -27,7 +27,9 @@ export class ArrayIter implements Iter {
 }
 
 export class List extends StarObject {
-  readonly typeName = "list";
+  get typeName(): string {
+    return "list";
+  }
   frozen = false;
   itercount = 0;
   constructor(public elems: Value[]) {
@@ -124,7 +126,9 @@ export abstract class HashTable extends StarObject {
 }
 
 export class Dict extends HashTable {
-  readonly typeName = "dict";
+  get typeName(): string {
+    return "dict";
+  }
   override hashKey(): HashKey {
     return fail("unhashable type: dict");
   }
@@ -151,7 +155,9 @@ export class Dict extends HashTable {
 }
 
 export class StarSet extends HashTable {
-  readonly typeName = "set";
+  get typeName(): string {
+    return "set";
+  }
   override hashKey(): HashKey {
     return fail("unhashable type: set");
   }
@@ -170,7 +176,9 @@ export class StarSet extends HashTable {
 }
 
 export class Range extends StarObject {
-  readonly typeName = "range";
+  get typeName(): string {
+    return "range";
+  }
   readonly size: number;
   constructor(
     readonly start: number,
@@ -219,7 +227,9 @@ function rangeLen(start: number, stop: number, step: number): number {
 
 // Bytes hold one JS char per byte (0..255), so slicing and comparison are string operations.
 export class Bytes extends StarObject {
-  readonly typeName = "bytes";
+  get typeName(): string {
+    return "bytes";
+  }
   constructor(readonly data: string) {
     super();
   }

@@ -13,7 +13,9 @@ export class Cell {
 }
 
 class Mandatory extends StarObject {
-  readonly typeName = "mandatory";
+  get typeName(): string {
+    return "mandatory";
+  }
 }
 
 // The default of a parameter that has none.
@@ -43,7 +45,9 @@ export class Module {
 }
 
 export class StarFunction extends StarObject {
-  readonly typeName = "function";
+  get typeName(): string {
+    return "function";
+  }
   private frozen = false;
   constructor(
     readonly code: FuncCode,

@@ -74,7 +74,9 @@ export abstract class StarObject {
 }
 
 export class Float extends StarObject {
-  readonly typeName = "float";
+  get typeName(): string {
+    return "float";
+  }
   constructor(readonly v: number) {
     super();
   }
