@@ -156,7 +156,7 @@ describe("code mode", () => {
     const open = await mcpClient();
     const notExecutable = await call(open, "executeToolCode", { code: 'print("before")\nresult = everything.get_env()' });
     expect(notExecutable.isError).toBe(true);
-    expect(notExecutable.text).toContain('server everything has no tool "get_env" available to you; its tools: echo, get_structured_content, get_sum');
+    expect(notExecutable.text).toContain('Server everything has no tool "get_env" available to you; its tools: echo, get_structured_content, get_sum');
     expect(notExecutable.text).toContain("logs printed before the failure:\nbefore");
 
     const byHeader = await mcpClient({ "x-bf-mcp-include-tools": "everything-echo" });

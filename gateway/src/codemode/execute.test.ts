@@ -80,9 +80,14 @@ describe("executeToolCode", () => {
       ["weather", "*"],
     ]);
     const { outcome, calls } = await run('print("before")\nresult = math.odd_args({"max-results": 1})', { filter: { allowance } });
-    expect(failure(outcome)).toContain('server math has no tool "odd_args" available to you; its tools: add');
+    expect(failure(outcome)).toContain('Server math has no tool "odd_args" available to you; its tools: add');
     expect(outcome.logs).toEqual(["before"]);
     expect(calls).toEqual([]);
+  });
+
+  it("answers hasattr and getattr with a default for tools a server lacks", async () => {
+    const { outcome } = await run('result = [hasattr(math, "add"), hasattr(math, "mul"), getattr(math, "mul", None), str(math), type(math)]');
+    expect(outcome).toEqual({ status: "success", result: [true, false, null, "<server math>", "math"], logs: [] });
   });
 
   it("has no object for a server the caller may not use at all", async () => {

@@ -54,13 +54,17 @@ export type ExecuteOutcome =
   | { readonly status: "success"; readonly result: JsonValue; readonly logs: readonly string[] }
   | { readonly status: "error" | "timeout"; readonly error: string; readonly logs: readonly string[] };
 
-/** A server object; a missing attribute names the server and its tools (not "HostObject has no ..."). */
+/**
+ * A server object. Its type name is the server's name, so the interpreter's error for a
+ * missing tool reads "everything has no .foo field or method (did you mean ...)", and
+ * hasattr/getattr with a default keep working.
+ */
 class ServerObject extends HostObject {
-  override attr(name: string): Value | undefined {
-    const v = super.attr(name);
-    if (v !== undefined) return v;
-    const tools = [...this.members.keys()].join(", ");
-    throw new StarlarkError(`server ${this.label} has no tool "${name}" available to you; its tools: ${tools || "none"} (see readToolFile)`);
+  constructor(name: string, members: Iterable<[string, Value]>) {
+    super(name, members, name);
+  }
+  override repr(): string {
+    return `<server ${this.label}>`;
   }
 }
 
@@ -84,7 +88,7 @@ function errorText(result: CallToolResult): string {
 
 function serverObject(server: CatalogServer, call: (tool: CatalogTool, params: Record<string, unknown>) => Promise<unknown>): ServerObject {
   const members: [string, Value][] = [...server.tools.values()].map((tool) => [tool.id, toolFunction(`${server.name}.${tool.id}`, (params) => call(tool, params))]);
-  return new ServerObject("mcp_server", members, server.name);
+  return new ServerObject(server.name, members);
 }
 
 function resultOf(v: Value | undefined): JsonValue {
@@ -116,10 +120,19 @@ function resolveMessage(err: ResolveError, code: string, catalog: Catalog): stri
   return `the script was not run: ${lines.join("\n")}`;
 }
 
+/** For a missing tool, the tools this caller may use on that server. */
+function missingToolHint(msg: string, catalog: Catalog): string {
+  const m = /^([A-Za-z_][A-Za-z0-9_]*) has no \.([A-Za-z0-9_]+) field or method/.exec(msg);
+  const server = m?.[1] === undefined ? undefined : catalog.get(m[1]);
+  if (!server) return "";
+  const tools = [...server.tools.keys()];
+  return `\nServer ${server.name} has no tool "${m?.[2] ?? ""}" available to you; its tools: ${tools.length > 0 ? tools.join(", ") : "none"} (see readToolFile).`;
+}
+
 function describe(err: unknown, code: string, catalog: Catalog, timeoutMs: number): string {
   if (err instanceof ResolveError) return resolveMessage(err, code, catalog);
   if (err instanceof EvalError) {
-    const where = err.callStack.length > 1 ? err.backtrace() : err.message;
+    const where = (err.callStack.length > 1 ? err.backtrace() : err.message) + missingToolHint(err.msg, catalog);
     if (err.isLimit && /timeout/.test(err.msg)) {
       return `${where}\nThe whole script is bounded by tool_execution_timeout (${timeoutMs} ms): make fewer or faster tool calls, and check for loops that never end.`;
     }
