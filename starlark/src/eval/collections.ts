@@ -244,8 +244,9 @@ export class Bytes extends StarObject {
     for (let i = 0; i < this.data.length; i++) out += bytesRune(this.data.charCodeAt(i));
     return out + '"';
   }
+  // str(b) decodes the bytes as UTF-8, with U+FFFD for invalid sequences (spec: str).
   override str(): string {
-    return this.repr();
+    return utf8FromBytes(this);
   }
   override equals(other: Value): boolean {
     return other instanceof Bytes && other.data === this.data;

@@ -120,6 +120,10 @@ describe("collections", () => {
     expect(await evalErrorWith("x.append(2)", { x })).toBe("append: cannot append to frozen list");
   });
 
+  it("decodes bytes as UTF-8 in str and quotes them in repr", async () => {
+    expect(await ev("str(bytes('hé')), repr(b'\\xff'), str(b'\\xff')")).toBe('("hé", "b\\"\\\\xff\\"", "\ufffd")');
+  });
+
   it("supports sets with the set option", async () => {
     expect(await ev("sorted(set([3, 1, 3]) | set([2]))")).toBe("[1, 2, 3]");
   });
