@@ -57,7 +57,10 @@ export function createLogger(
   if (process.stdout.isTTY) {
     return pino({
       ...opts,
-      transport: { target: "pino-pretty", options: { colorize: true, translateTime: "SYS:HH:MM:ss.l" } },
+      transport: {
+        target: "pino-pretty",
+        options: { colorize: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname,service" },
+      },
     });
   }
   return pino(opts);
