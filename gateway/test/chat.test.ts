@@ -255,6 +255,27 @@ describe("chat completions and responses through Toolgate", () => {
     await vi.waitFor(() => expect(tg.recorder.calls.at(-1)).toMatchObject({ success: false, reason: "cancelled" }));
   });
 
+  it("ends the caller's stream with an error when the provider drops it midway, and records a network failure", async () => {
+    const g = gate();
+    fake.push({ sse: completionChunks(["partial", "never"], { gates: [undefined, g.promise] }), breakAfter: 1 });
+    const stream = await tg.openai().chat.completions.create({ model: "fake/m", messages: [{ role: "user", content: "hi" }], stream: true });
+    const it = stream[Symbol.asyncIterator]();
+    expect((await it.next()).value?.choices[0]?.delta.content).toBe("partial");
+    g.open();
+    const err = await (async () => {
+      for (let n = await it.next(); !n.done; n = await it.next());
+    })().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    await vi.waitFor(() => expect(tg.recorder.calls.at(-1)).toMatchObject({ success: false, reason: "network" }));
+  });
+
+  it("answers 502 naming the provider when its stream breaks before the first chunk", async () => {
+    fake.push({ sse: completionChunks(["never"]), breakAfter: 0 });
+    const res = await fetch(`${tg.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "fake/m", messages: [{ role: "user", content: "x" }], stream: true }) });
+    expect(res.status).toBe(502);
+    expect(await res.text()).toContain('the stream from provider \\"fake\\" broke');
+  });
+
   it("serves the Responses API with the caller's tools appended in the Responses shape", async () => {
     fake.push({ body: response({ text: "a response" }) });
     const res = await tg.openai().responses.create({ model: "fake/m", input: "hi", tools: [{ type: "function", name: "mine", parameters: { type: "object", properties: {} }, strict: false }] });

@@ -10,6 +10,7 @@ import { pipeline, Transform } from "node:stream";
 
 import type { FastifyReply } from "fastify";
 
+import { GatewayError } from "../errors.js";
 import type { OpenCall } from "./upstream-call.js";
 import { readAll } from "./upstream-call.js";
 import { tokensOfBody, tokensOfSse } from "./usage-tokens.js";
@@ -50,8 +51,17 @@ function streamThrough(reply: FastifyReply, call: OpenCall, aliases: ReadonlyMap
       done(null, aliases.size > 0 ? Buffer.from(renameAliases(chunk.toString("utf8"), aliases)) : chunk);
     },
   });
+  // Listening before pipeline does: fastify then sees a 502 naming the provider, not a socket error.
+  let broke = false;
+  call.body.once("error", (e: Error) => {
+    if (call.signal.aborted) return;
+    broke = true;
+    observe.destroy(new GatewayError("TG_ERR_UPSTREAM", `the stream from provider "${call.ctx.provider}" broke: ${e.message}`, undefined, { cause: e }));
+  });
   pipeline(call.body, observe, (err) => {
-    call.end(err ? { success: false, reason: "cancelled" } : { success: true });
+    if (!err) return call.end({ success: true });
+    // Otherwise the caller left: fastify destroyed the pipe, which aborted the upstream body.
+    call.end({ success: false, reason: broke ? "network" : "cancelled" });
   });
   void reply.code(call.status).header("content-type", call.contentType).header("cache-control", "no-cache").header("x-accel-buffering", "no").send(observe);
 }

@@ -49,6 +49,8 @@ export interface OpenCall {
   readonly contentType: string;
   readonly body: Dispatcher.ResponseData["body"];
   readonly ctx: CallContext;
+  /** Aborts when the caller goes away. */
+  readonly signal: AbortSignal;
   /** Ends the call once: frees the queue slot and records telemetry. */
   end(outcome: Outcome): void;
 }
@@ -130,7 +132,7 @@ export async function openCall(deps: CallDeps, input: CallInput): Promise<OpenCa
   }
   const ct = res.headers["content-type"];
   const contentType = (Array.isArray(ct) ? ct[0] : ct) ?? "application/json";
-  return { status: res.statusCode, contentType, body: res.body, ctx, end };
+  return { status: res.statusCode, contentType, body: res.body, ctx, signal: input.signal, end };
 }
 
 /** Reads the whole body; ends the call with the HTTP outcome. */
