@@ -112,6 +112,21 @@ describe("code mode", () => {
     });
   });
 
+  it("hands a failing script's error back to the model, which can correct itself", async () => {
+    const base = fake.requests.length;
+    fake.push(
+      { body: completion({ toolCalls: [{ name: "executeToolCode", arguments: { code: 'print("trying")\nresult = Everything.echo(message="x")' } }] }) },
+      { body: completion({ toolCalls: [{ name: "executeToolCode", arguments: { code: 'result = everything.echo(message="x")' } }] }) },
+      { body: completion({ content: "fixed" }) },
+    );
+    const { json } = await chat({ messages: [{ role: "user", content: "echo x" }] });
+    expect(json.choices[0].message.content).toBe("fixed");
+    const lastTool = (i: number): string => (fake.requests[base + i]!.body as { messages: Msg[] }).messages.at(-1)?.content ?? "";
+    expect(lastTool(1)).toContain('undefined server "Everything". Available server keys: everything.');
+    expect(lastTool(1)).toContain("Did you mean everything?");
+    expect(JSON.parse(lastTool(2))).toEqual({ result: "Echo: x", logs: [] });
+  });
+
   it("returns a script that calls a tool outside tools_to_auto_execute to the caller", async () => {
     const code = 'result = everything.get_structured_content(location="Chicago")';
     fake.push({ body: completion({ toolCalls: [{ name: "listToolFiles", arguments: {} }] }) }, { body: completion({ toolCalls: [{ name: "executeToolCode", arguments: { code } }] }) });
