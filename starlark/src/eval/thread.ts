@@ -14,7 +14,6 @@
 // stopped promptly.
 
 import { AllocBudget } from "./alloc.js";
-import type { Kwargs } from "./builtin.js";
 import type { FuncCode } from "./compile.js";
 import { LimitError } from "./errors.js";
 import type { Module, StarFunction } from "./function.js";
@@ -181,6 +180,3 @@ function reasonText(reason: unknown): string {
   if (reason === undefined) return "aborted";
   return typeof reason === "string" ? reason : (JSON.stringify(reason) ?? "aborted");
 }
-
-// The call signature shared by every callable, used by builtins that call back (sorted's key).
-export type Caller = (thread: Thread, fn: Value, args: Value[], kwargs: Kwargs) => Value | Promise<Value>;

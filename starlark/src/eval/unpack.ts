@@ -65,10 +65,6 @@ export function wantInt(v: Value, param: string): number {
   return want(v, param, "int");
 }
 
-export function wantIntValue(v: Value, param: string): number | bigint {
-  return isInt(v) ? v : want(v, param, "int");
-}
-
 export function wantNumber(v: Value, param: string): Value {
   return isInt(v) || v instanceof Float ? v : want(v, param, "int or float");
 }
@@ -79,9 +75,4 @@ export function optString(v: Value | undefined, param: string, dflt: string): st
 
 export function optBool(v: Value | undefined, param: string, dflt: boolean): boolean {
   return v === undefined ? dflt : wantBool(v, param);
-}
-
-// An optional int where None means "absent" (used by slice-like parameters).
-export function optIndex(v: Value | undefined, param: string): number | undefined {
-  return v === undefined || v === null ? undefined : wantInt(v, param);
 }

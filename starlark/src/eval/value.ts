@@ -93,17 +93,11 @@ export class Float extends StarObject {
   }
 }
 
-export function isTuple(v: Value): v is Tuple {
-  return Array.isArray(v);
-}
-
 // Tuples are plain arrays typed readonly: no Starlark operation mutates them, and host code
 // must not either. (Object.freeze would move them to V8's slow frozen-elements paths.)
 export function mkTuple(elems: Value[]): Tuple {
   return elems;
 }
-
-export const EMPTY_TUPLE: Tuple = [];
 
 export function isInt(v: Value): v is number | bigint {
   return typeof v === "number" || typeof v === "bigint";
