@@ -225,6 +225,8 @@ export class ApiServerDouble {
   readonly conflictOnce: string[] = [];
   /** Requests from these users (bearer tokens) get 503, as if cut off by a network partition. */
   readonly blockedUsers = new Set<string>();
+  /** Time source for creationTimestamp (kept, as Kubernetes does, to whole seconds). */
+  clock: () => Date = () => new Date();
   /** Admission for custom resources: error messages reject a create or update with 422 Invalid. */
   admission: ((obj: Record<string, unknown>) => string[]) | undefined;
   /** Answer a watch from a compacted version with HTTP 410 instead of a 410 ERROR event. */
@@ -509,7 +511,9 @@ export class ApiServerDouble {
       namespace: r.namespace,
       uid: randomUUID(),
       resourceVersion: String(this.rv),
-      creationTimestamp: new Date().toISOString(),
+      creationTimestamp: this.clock()
+        .toISOString()
+        .replace(/\.\d+Z$/, "Z"),
     };
     if (KINDS[r.collection.split("/").at(-1) ?? ""]?.custom) {
       o.metadata.generation = 1;

@@ -302,7 +302,10 @@ describe("operator against the API server double", () => {
 
   it("serves several namespaces and gives a client name claimed twice to the older resource", async () => {
     const other = "/apis/toolgate.dev/v1alpha1/namespaces/other/mcpclients";
+    // "other" sorts first, so only the creation time can make "tools" win.
+    api.clock = () => new Date("2026-01-01T00:00:00Z");
     api.apply(CLIENTS, mcpClient("shared", http("https://first.example/mcp")));
+    api.clock = () => new Date("2026-01-01T00:01:00Z");
     api.apply(other, mcpClient("shared", http("https://second.example/mcp")));
     api.apply(other, mcpClient("only-here", http("https://third.example/mcp")));
     running.push(startOperator(api, status, "operator", { namespaces: ["tools", "other"] }));
