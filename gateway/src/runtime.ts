@@ -17,16 +17,19 @@ import type { AppPlugin } from "./app.js";
 import { type Chat, createChat } from "./chat/index.js";
 import { createCodeMode } from "./codemode/index.js";
 import { processSecretSource, resolveSecret, type SecretSource } from "./config/env.js";
-import type { GatewayConfig } from "./config/schema.js";
+import { durationMs, type GatewayConfig } from "./config/schema.js";
+import { createFleetSync } from "./fleet/index.js";
 import { createGovernance, type VirtualKeyGovernance } from "./governance/index.js";
 import { adminAuth } from "./http/admin-auth.js";
 import { mcpPlugin, toolHeaderFilter, type VirtualToolSource } from "./mcp/index.js";
 import { parseToolHeaders } from "./registry/index.js";
 import {
   configuredRedisUrl,
+  createClusterEvents,
   createFleetHealth,
   createRuntimeClients,
   createStateStore,
+  createToolSnapshots,
   type FleetHealth,
   resolvePodId,
   type RuntimeClients,
@@ -87,14 +90,26 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
   let config = initial;
   const getConfig = (): GatewayConfig => config;
 
-  const state = createStateStore({ redisUrl: configuredRedisUrl(config.state, secrets.env), logger, secrets });
+  // TOOLGATE_STATE_NAMESPACE: the key prefix in Redis (default `toolgate`), so several gateway
+  // fleets (or test runs) can share one Redis without seeing each other.
+  const namespace = secrets.env.TOOLGATE_STATE_NAMESPACE || undefined;
+  const state = createStateStore({ redisUrl: configuredRedisUrl(config.state, secrets.env), logger, secrets, namespace, podId });
   const telemetry = createTelemetry({ customLabels: config.client.prometheus_labels, logger });
   telemetry.applyConfig(config);
-  const upstream = createUpstreamManager({ logger, secrets, recorder: telemetry.mcp });
+  // A report lives three check intervals (rewritten every interval), as fleet-health.ts advises.
+  const healthTtlMs = 3 * durationMs(config.mcp.health_monitor_config.check_interval);
+  const fleetHealth = createFleetHealth({ store: state, podId, logger, ttlMs: healthTtlMs });
+  const fleet = createFleetSync({
+    snapshots: createToolSnapshots({ store: state, podId, logger }),
+    events: createClusterEvents({ store: state, podId, logger }),
+    health: fleetHealth,
+    logger,
+  });
+  const upstream = createUpstreamManager({ logger, secrets, recorder: telemetry.mcp, snapshotTools: fleet.snapshotTools, onTools: fleet.onTools });
+  fleet.attach(upstream);
   const governance = createGovernance(config, secrets);
   const runtimeClients = createRuntimeClients({ store: state, podId, logger });
-  const fleetHealth = createFleetHealth({ store: state, podId, logger });
-  const clients = new ClientService({ upstream, repository: runtimeClients, logger, initialConfig: config });
+  const clients = new ClientService({ upstream, repository: runtimeClients, logger, initialConfig: config, fleetHealth });
   // Code mode reads the running config per call: a reload changes binding level and timeout.
   const codeMode = createCodeMode({ registry: upstream.registry, getConfig, recorder: telemetry.mcp, logger });
   const chat = createChat({
@@ -159,6 +174,8 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
     getConfig,
     async start() {
       await fleetHealth.start();
+      // Snapshots before the connections start, so a cold pod offers the fleet's tools at once.
+      await fleet.start();
       await clients.start();
     },
     async reload(next) {
@@ -173,7 +190,9 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
     async close() {
       offState();
       clients.stop();
-      await Promise.allSettled([chat.close(), runtimeClients.close(), fleetHealth.close()]);
+      // The fleet sync stops before the connections close, so closing them is not taken for
+      // clients being deleted (which would remove their snapshots fleet-wide).
+      await Promise.allSettled([chat.close(), runtimeClients.close(), fleetHealth.close(), fleet.close()]);
       await upstream.close();
       await state.close();
     },

@@ -1,7 +1,7 @@
 /**
  * Management API for MCP clients (SPEC 4.2). Shapes:
- *   GET    /api/mcp/clients             200 {clients: ClientView[]}
- *   GET    /api/mcp/client/:id          200 ClientView | 404
+ *   GET    /api/mcp/clients             200 {clients: ClientView[]} (each with `fleet`: every pod's view)
+ *   GET    /api/mcp/client/:id          200 ClientView (with `fleet`) | 404
  *   POST   /api/mcp/client              201 ClientView | 400 | 403 (stdio) | 409 (name/id taken)
  *   PUT    /api/mcp/client/:id          200 ClientView | 400 | 404 | 409 (file client, name taken)
  *   DELETE /api/mcp/client/:id          200 {status: "success", message} | 404 | 409 (file client)
@@ -50,9 +50,9 @@ export function clientRoutes(app: FastifyInstance, opts: ClientRoutesOptions, do
   const { service, preHandler, bodyLimit } = opts;
   const common = { preHandler, bodyLimit };
 
-  app.get("/api/mcp/clients", common, () => ({ clients: service.list() }));
+  app.get("/api/mcp/clients", common, async () => ({ clients: await service.listWithFleet() }));
 
-  app.get("/api/mcp/client/:id", common, (request) => service.get(parse(IdParams, request.params, "the path").id));
+  app.get("/api/mcp/client/:id", common, (request) => service.getWithFleet(parse(IdParams, request.params, "the path").id));
 
   app.post("/api/mcp/client", common, async (request, reply) => {
     const input = parse(ClientConfig, request.body, "the client configuration");

@@ -12,6 +12,8 @@ import type { Logger } from "pino";
 import { redact } from "../config/redact.js";
 import { ClientConfig, ClientConfigObject, clientId, type GatewayConfig } from "../config/schema.js";
 import { GatewayError } from "../errors.js";
+import type { ClientFleetHealth, FleetHealth } from "../state/fleet-health.js";
+import { summarize } from "../state/fleet-health.js";
 import type { RuntimeClients } from "../state/runtime-clients.js";
 import type { ClientStatus, UpstreamManager } from "../upstream/types.js";
 
@@ -31,7 +33,17 @@ export interface ClientView {
   readonly consecutive_failures: number;
   /** The configuration with secrets redacted (env. references shown as written, literals as ***). */
   readonly config: ClientConfig;
+  /** Every pod's view of the client (GET routes only); the fields above are this pod's. */
+  readonly fleet?: FleetView;
 }
+
+/**
+ * The fleet view of one client: every pod's report and a summary, or, when the state store
+ * cannot be read, `available: false` with the reason (the local fields are still answered).
+ */
+export type FleetView =
+  | { readonly available: true; readonly summary: ClientFleetHealth["summary"]; readonly pods: ClientFleetHealth["pods"] }
+  | { readonly available: false; readonly error: string };
 
 export interface ClientServiceOptions {
   readonly upstream: UpstreamManager;
@@ -39,6 +51,8 @@ export interface ClientServiceOptions {
   readonly repository: RuntimeClients;
   readonly logger: Logger;
   readonly initialConfig: GatewayConfig;
+  /** Per-pod health in the state store, for the `fleet` field of the GET views. */
+  readonly fleetHealth?: FleetHealth;
 }
 
 /** PUT bodies: any subset of the client fields (all strictly typed; unknown keys refused). */
@@ -88,6 +102,33 @@ export class ClientService {
     const found = this.find(id);
     if (!found) throw notFound(id);
     return this.view(found.client);
+  }
+
+  /** `list()` with each client's fleet view (one store read for all). */
+  async listWithFleet(): Promise<ClientView[]> {
+    const views = this.list();
+    const health = this.opts.fleetHealth;
+    if (!health) return views;
+    let byName: Map<string, ClientFleetHealth>;
+    try {
+      byName = new Map((await health.fleet()).map((c) => [c.client, c]));
+    } catch (err) {
+      const fleet: FleetView = { available: false, error: errorText(err) };
+      return views.map((v) => ({ ...v, fleet }));
+    }
+    return views.map((v) => ({ ...v, fleet: fleetView(byName.get(v.name) ?? summarize(v.name, [])) }));
+  }
+
+  /** `get()` with the client's fleet view. */
+  async getWithFleet(id: string): Promise<ClientView> {
+    const view = this.get(id);
+    const health = this.opts.fleetHealth;
+    if (!health) return view;
+    try {
+      return { ...view, fleet: fleetView(await health.client(view.name)) };
+    } catch (err) {
+      return { ...view, fleet: { available: false, error: errorText(err) } };
+    }
   }
 
   create(input: ClientConfig): Promise<ClientView> {
@@ -215,6 +256,14 @@ export class ClientService {
     this.chain = next.catch(() => undefined);
     return next;
   }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function fleetView(h: ClientFleetHealth): FleetView {
+  return { available: true, summary: h.summary, pods: h.pods };
 }
 
 function notFound(id: string): GatewayError {

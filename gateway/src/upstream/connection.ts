@@ -53,7 +53,7 @@ import type { Clock } from "./clock.js";
 import { discoverTools, listToolsPage } from "./discovery.js";
 import { RETRY_POLICY, withRetry } from "./retry.js";
 import { createTransport } from "./transport.js";
-import type { ClientState, ClientStatus } from "./types.js";
+import type { ClientState, ClientStatus, ToolsOrigin } from "./types.js";
 
 /** Global settings every connection reads live (mcp.health_monitor_config, mcp.tool_manager_config). */
 export interface ConnectionSettings {
@@ -72,6 +72,13 @@ export interface ConnectionDeps {
   readonly secrets?: SecretSource | undefined;
   readonly authHeaders?: ((client: ClientConfig) => Promise<Record<string, string>>) | undefined;
   readonly recorder?: McpRecorder | undefined;
+  /**
+   * The fleet's last known tool list for a client (tool snapshots), offered in the registry
+   * while this connection is in its first `connecting` only; see `awaitingFirstConnect`.
+   */
+  readonly snapshotTools?: ((clientName: string) => readonly Tool[] | undefined) | undefined;
+  /** The server's tool list after a connect or a re-listing (`origin` says what caused it). */
+  readonly onTools?: ((clientName: string, tools: readonly Tool[], origin: ToolsOrigin) => void) | undefined;
 }
 
 interface Session {
@@ -81,6 +88,8 @@ interface Session {
   readonly stop: AbortController;
   refreshing?: Promise<void> | undefined;
   refreshAgain?: boolean;
+  /** The origin of the queued refresh: "upstream" wins over "fleet", since it must be announced. */
+  refreshOrigin?: ToolsOrigin | undefined;
   /** list_changed arrived while the session was still being set up. */
   changedEarly?: boolean;
 }
@@ -119,6 +128,8 @@ export class Connection {
   #reconnecting: Promise<ClientStatus> | undefined;
   readonly #lifetime = new AbortController();
   #notified = false;
+  /** Became true when the first connect ended (connected, error or disconnected); never false again. */
+  #settled = false;
 
   constructor(config: ClientConfig, deps: ConnectionDeps) {
     this.#config = config;
@@ -164,6 +175,37 @@ export class Connection {
       consecutiveFailures: this.#failures,
     };
     return this.#lastError === undefined ? base : { ...base, lastError: this.#lastError };
+  }
+
+  /**
+   * True while this connection is in its first `connecting` (never connected, never failed).
+   * Only then are the fleet's snapshot tools offered and calls wait for the connect; once the
+   * first connect has ended, local truth wins for good (a later reconnect offers nothing from
+   * snapshots: this pod has seen the server itself).
+   */
+  get awaitingFirstConnect(): boolean {
+    return !this.#settled;
+  }
+
+  /** Re-offers the snapshot tools (a snapshot arrived or changed while awaiting the first connect). */
+  snapshotChanged(): void {
+    if (!this.#settled) this.#publish();
+  }
+
+  /**
+   * Runs a health check now (another pod saw this client fail), counted like a scheduled one:
+   * a failure adds to the consecutive failures and can disconnect, a success resets them. A
+   * no-op unless a session is up.
+   */
+  async checkNow(): Promise<void> {
+    const session = this.#session;
+    if (!session || this.#state !== "connected") return;
+    await this.#runCheck(session);
+  }
+
+  /** Re-lists the tools from the live session (another pod saw them change). */
+  refreshTools(): void {
+    if (this.#session) this.#refreshTools(this.#session, "fleet");
   }
 
   /** Starts connecting in the background. */
@@ -240,6 +282,7 @@ export class Connection {
     if (next === this.#state && this.#notified) return;
     const previous = this.#state;
     this.#state = next;
+    if (next !== "connecting") this.#settled = true;
     this.#since = new Date();
     this.#log.info({ from: previous, to: next, lastError: this.#lastError }, "MCP client state changed");
     this.#publish();
@@ -258,13 +301,14 @@ export class Connection {
     const connected = this.#state === "connected";
     const exec = toolSelector(this.#config.tools_to_execute);
     this.#offered = new Set(connected ? this.#tools.map((t) => t.name).filter(exec) : []);
+    const snapshot = connected || this.#settled ? undefined : this.#deps.snapshotTools?.(this.name);
     this.#deps.registry.setClient({
       id: this.id,
       name: this.name,
       codeMode: this.#config.is_code_mode_client,
       toolsToExecute: this.#config.tools_to_execute,
       toolsToAutoExecute: this.#config.tools_to_auto_execute,
-      tools: connected ? this.#tools : [],
+      tools: connected ? this.#tools : (snapshot ?? []),
     });
     this.#deps.recorder?.clientTools(this.name, this.#offered.size);
   }
@@ -306,6 +350,7 @@ export class Connection {
       this.#lastError = undefined;
       finish();
       this.#setState("connected");
+      this.#announceTools("connect");
     } catch (err) {
       if (this.#lifetime.signal.aborted) return finish();
       this.#lastError = errorText(err);
@@ -337,7 +382,7 @@ export class Connection {
     client.onerror = (err) => this.#log.debug({ err: errorText(err) }, "MCP transport error");
     client.onclose = () => this.#onSessionClosed(session);
     // Registered before initialize, so a change announced during the first listing is not lost.
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#refreshTools(session));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#refreshTools(session, "upstream"));
     try {
       await client.connect(transport, { timeout, signal: this.#lifetime.signal });
       this.#tools = await discoverTools(client, { timeout, signal: this.#lifetime.signal }, this.#log);
@@ -349,7 +394,7 @@ export class Connection {
       throw err;
     }
     this.#session = session;
-    if (session.changedEarly) this.#refreshTools(session);
+    if (session.changedEarly) this.#refreshTools(session, "upstream");
     void this.#healthLoop(session);
   }
 
@@ -390,11 +435,12 @@ export class Connection {
   }
 
   /** Re-lists tools after notifications/tools/list_changed; coalesces bursts into one extra listing. */
-  #refreshTools(session: Session): void {
+  #refreshTools(session: Session, origin: ToolsOrigin): void {
     if (session !== this.#session) {
       session.changedEarly = true;
       return;
     }
+    if (session.refreshOrigin !== "upstream") session.refreshOrigin = origin;
     if (session.refreshing) {
       session.refreshAgain = true;
       return;
@@ -402,6 +448,8 @@ export class Connection {
     const run = async (): Promise<void> => {
       do {
         session.refreshAgain = false;
+        const why = session.refreshOrigin ?? origin;
+        session.refreshOrigin = undefined;
         const timeout = this.#deps.settings().toolExecutionTimeoutMs;
         const tools = await withRetry(() => discoverTools(session.client, { timeout, signal: session.stop.signal }, this.#log), {
           clock: this.#deps.clock,
@@ -410,6 +458,7 @@ export class Connection {
         if (session !== this.#session) return;
         this.#tools = tools;
         this.#publish();
+        this.#announceTools(why);
       } while (session.refreshAgain);
     };
     session.refreshing = run()
@@ -421,28 +470,41 @@ export class Connection {
       });
   }
 
+  #announceTools(origin: ToolsOrigin): void {
+    if (this.#state !== "connected") return;
+    try {
+      this.#deps.onTools?.(this.name, this.#tools, origin);
+    } catch (err) {
+      this.#log.error({ err }, "a tools listener threw");
+    }
+  }
+
   async #healthLoop(session: Session): Promise<void> {
     const signal = session.stop.signal;
     try {
       for (;;) {
         await this.#deps.clock.sleep(this.#deps.settings().checkIntervalMs, signal);
-        const settings = this.#deps.settings();
-        const failure = await this.#check(session, settings.checkTimeoutMs);
-        if (signal.aborted || session !== this.#session) return;
-        if (failure === undefined) {
-          this.#failures = 0;
-          continue;
-        }
-        this.#failures++;
-        this.#log.warn({ failures: this.#failures, of: settings.maxConsecutiveFailures, err: failure }, "MCP client health check failed");
-        if (this.#failures >= settings.maxConsecutiveFailures) {
-          await this.#disconnect(session, `${this.#failures} consecutive health checks failed; last: ${failure}`);
-          return;
-        }
+        if (!(await this.#runCheck(session))) return;
       }
     } catch {
       // Aborted: the session ended; whoever ended it decides what comes next.
     }
+  }
+
+  /** One counted health check (scheduled or on demand). False when the session is over. */
+  async #runCheck(session: Session): Promise<boolean> {
+    const settings = this.#deps.settings();
+    const failure = await this.#check(session, settings.checkTimeoutMs);
+    if (session.stop.signal.aborted || session !== this.#session) return false;
+    if (failure === undefined) {
+      this.#failures = 0;
+      return true;
+    }
+    this.#failures++;
+    this.#log.warn({ failures: this.#failures, of: settings.maxConsecutiveFailures, err: failure }, "MCP client health check failed");
+    if (this.#failures < settings.maxConsecutiveFailures) return true;
+    await this.#disconnect(session, `${this.#failures} consecutive health checks failed; last: ${failure}`);
+    return false;
   }
 
   /** One health check by ping, or by tools/list when is_ping_available is false. The failure text, or undefined. */

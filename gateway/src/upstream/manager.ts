@@ -109,6 +109,27 @@ class Upstreams implements UpstreamManager {
     });
   }
 
+  /** Runs a counted health check of the client now (another pod saw it fail). Unknown ids are ignored. */
+  async checkNow(id: string): Promise<void> {
+    await this.#connections.get(id)?.checkNow();
+  }
+
+  /** Re-lists the client's tools from its own connection (another pod saw them change). */
+  refreshTools(id: string): void {
+    this.#connections.get(id)?.refreshTools();
+  }
+
+  /** The fleet's snapshot of `name` changed: a connection still awaiting its first connect offers it. */
+  snapshotChanged(name: string): void {
+    for (const c of this.#connections.values()) if (c.name === name) c.snapshotChanged();
+  }
+
+  /** The id of the client named `name` (fleet events name clients, the manager keys them by id). */
+  idOf(name: string): string | undefined {
+    for (const c of this.#connections.values()) if (c.name === name) return c.id;
+    return undefined;
+  }
+
   onStateChange(listener: StateListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
@@ -176,6 +197,8 @@ class Upstreams implements UpstreamManager {
       secrets: o.secrets,
       authHeaders: o.authHeaders,
       recorder: o.recorder,
+      snapshotTools: o.snapshotTools,
+      onTools: o.onTools,
     });
   }
 
@@ -201,7 +224,29 @@ class Upstreams implements UpstreamManager {
   async #invoke(entry: ToolEntry, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
     const conn = this.#connections.get(entry.clientId);
     if (!conn || conn.name !== entry.client) return toolErrorResult(`MCP client "${entry.client}" no longer exists; tool "${entry.tool}" is unavailable`);
+    // A snapshot-backed entry (the client's first connect is still running): wait for the
+    // connect, within the call's own timeout, then call (or report why the client is down).
+    if (conn.awaitingFirstConnect && conn.state === "connecting") await this.#firstConnect(conn, options);
     return conn.call(entry, args, options);
+  }
+
+  /** Resolves when `conn` leaves its first `connecting` (either way), the tool timeout passes, or the caller aborts. */
+  #firstConnect(conn: Connection, options: CallOptions): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? this.#settings.toolExecutionTimeoutMs;
+    return new Promise<void>((resolve) => {
+      const stop = new AbortController();
+      const done = (): void => {
+        off();
+        stop.abort();
+        options.signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      const off = this.onStateChange((status) => {
+        if (status.id === conn.id && status.state !== "connecting") done();
+      });
+      options.signal?.addEventListener("abort", done, { once: true });
+      (this.#options.clock ?? systemClock).sleep(timeoutMs, stop.signal).then(done, () => undefined);
+    });
   }
 }
 
@@ -211,6 +256,15 @@ function notFound(id: string): GatewayError {
 
 export type { Upstreams };
 
-export function createUpstreamManager(options: UpstreamOptions): UpstreamManager & { readonly registry: AggregatedToolRegistry; connection(id: string): Connection | undefined } {
+export type FleetAwareUpstreams = UpstreamManager & {
+  readonly registry: AggregatedToolRegistry;
+  connection(id: string): Connection | undefined;
+  checkNow(id: string): Promise<void>;
+  refreshTools(id: string): void;
+  snapshotChanged(name: string): void;
+  idOf(name: string): string | undefined;
+};
+
+export function createUpstreamManager(options: UpstreamOptions): FleetAwareUpstreams {
   return new Upstreams(options);
 }

@@ -1,4 +1,5 @@
 /** The upstream layer's public contract (agreed in the interfaces between the parts). */
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
 
 import type { SecretSource } from "../config/env.js";
@@ -51,4 +52,15 @@ export interface UpstreamOptions {
   recorder?: McpRecorder;
   /** Time source for backoff, health checks and waits; tests pass a fake. Default: the system clock. */
   clock?: Clock;
+  /**
+   * The fleet's last known (valid) tools of a client by name, from the tool snapshots. A
+   * connection offers them in the registry during its first `connecting` only, and a call to
+   * one waits for that connect (within the tool timeout). Must be a local read.
+   */
+  snapshotTools?: (clientName: string) => readonly Tool[] | undefined;
+  /** Called with the server's full tool list after each connect and re-listing (publish snapshots, fleet list_changed). */
+  onTools?: (clientName: string, tools: readonly Tool[], origin: ToolsOrigin) => void;
 }
+
+/** Why a connection listed its tools: it connected, the upstream sent list_changed, or another pod asked (fleet). */
+export type ToolsOrigin = "connect" | "upstream" | "fleet";
