@@ -136,6 +136,19 @@ function enterPositional(thread: Thread, stack: Value[], n: number): typeof PUSH
   return PUSHED;
 }
 
+const NO_KWARGS: Kwargs = [];
+
+// A call with only positional arguments: no argument decoding, no keyword list.
+function callPositional(thread: Thread, stack: Value[], n: number): Value | Promise<Value> | typeof PUSHED {
+  const fn = stack[stack.length - 1 - n];
+  if (fn instanceof Builtin) {
+    const args = n > 0 ? stack.splice(stack.length - n) : [];
+    stack.pop();
+    return callBuiltin(thread, fn, args, NO_KWARGS);
+  }
+  return enterPositional(thread, stack, n) ?? doCall(thread, stack, n);
+}
+
 function doCall(thread: Thread, stack: Value[], arg: number): Value | Promise<Value> | typeof PUSHED {
   const { fn, args, kwargs } = popArgs(stack, arg);
   if (fn instanceof StarFunction) {
@@ -407,9 +420,13 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
           globals[arg] = stack.pop();
           break;
         case 19: // PREDECLARED
-        case 20: // UNIVERSAL
           stack.push(lookupPredeclared(fr, consts[arg] as string));
-          continue;
+          break;
+        case 20: { // UNIVERSAL
+          const v = UNIVERSE.get(consts[arg] as string);
+          stack.push(v === undefined ? lookupPredeclared(fr, consts[arg] as string) : v);
+          break;
+        }
         case 21: // JMP
           pc = arg;
           continue;
@@ -470,7 +487,7 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
         }
         case 65: { // CALL
           fr.pc = pc;
-          const r = arg < 256 ? (enterPositional(thread, stack, arg) ?? doCall(thread, stack, arg)) : doCall(thread, stack, arg);
+          const r = arg < 256 ? callPositional(thread, stack, arg) : doCall(thread, stack, arg);
           if (r === PUSHED) {
             fr = thread.frames[thread.frames.length - 1] as Frame;
             code = fr.code.code;
