@@ -117,6 +117,10 @@ export interface TestApp {
   readonly logs: LogCapture;
   scrape(): Promise<Map<string, Family>>;
   scrapeText(): Promise<string>;
+  /** Resolves when GET /held has reached its handler. */
+  readonly heldArrived: Promise<void>;
+  /** Lets GET /held answer. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -144,6 +148,26 @@ export async function startApp(
   app.get("/stream", (_request, reply) =>
     reply.type("text/plain").send(Readable.from(["chunk-1 ", "chunk-2"])),
   );
+  // An endless stream (like an SSE connection): only the client ends it.
+  app.get("/endless", (_request, reply) =>
+    reply.type("text/event-stream").send(
+      new Readable({
+        read() {
+          this.push("data: tick\n\n");
+        },
+      }),
+    ),
+  );
+  // Answers only once the test releases it, so a client can give up first.
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let arrived!: () => void;
+  const heldArrived = new Promise<void>((resolve) => (arrived = resolve));
+  app.get("/held", async () => {
+    arrived();
+    await released;
+    return { ok: true };
+  });
   const url = await app.listen({ host: "127.0.0.1", port: 0 });
   const headers: Record<string, string> =
     options.auth === true
@@ -161,7 +185,12 @@ export async function startApp(
     logs,
     scrapeText,
     scrape: async () => parseMetrics(await scrapeText()),
-    close: () => app.close(),
+    release,
+    heldArrived,
+    close: async () => {
+      release();
+      await app.close();
+    },
   };
 }
 

@@ -137,6 +137,38 @@ describe("HTTP metrics (SPEC 11.1)", () => {
     expect(series(m, "http_response_size_bytes")).toEqual([]);
   });
 
+  test.each([
+    { name: "a stream the client closes, with the status it was sent", path: "/endless", status: "200" },
+    { name: "a request the client gives up on before any response, as 499", path: "/held", status: "499" },
+  ])("counts $name", async ({ path, status }) => {
+    const t = await app();
+    const ac = new AbortController();
+    const pending = fetch(`${t.url}${path}`, { signal: ac.signal }).then(
+      async (res) => res.body?.getReader().read(),
+      () => undefined,
+    );
+    // /endless has sent its headers and a first event once the fetch resolves; /held sends nothing.
+    if (path === "/held") await t.heldArrived;
+    else await pending;
+    ac.abort();
+    await pending.catch(() => undefined);
+    await expect
+      .poll(async () =>
+        summarise(series(await t.scrape(), "http_requests_total")).filter((s) => s.labels.path === path),
+      )
+      .toEqual([{ labels: { path, method: "GET", status }, value: 1 }]);
+    // Released late, the held handler's answer goes nowhere and is not counted again.
+    t.release();
+    await new Promise((r) => setImmediate(r));
+    const m = await t.scrape();
+    expect(
+      summarise(series(m, "http_requests_total"))
+        .filter((s) => s.labels.path === path)
+        .map((s) => s.value),
+    ).toEqual([1]);
+    expect(series(m, "http_response_size_bytes").filter((s) => s.labels.path === path)).toEqual([]);
+  });
+
   test("exports default process metrics from its own registry", async () => {
     const t = await app();
     const m = await t.scrape();

@@ -1,7 +1,7 @@
 /**
- * The fastify plugin behind SPEC 11.1. One `onResponse` hook: it runs after the response has been
- * written to the socket, so recording never delays the reply (SPEC 11: collection adds no
- * latency), and `reply.elapsedTime` gives the duration without an `onRequest` hook of our own.
+ * The fastify plugin behind SPEC 11.1. Recording happens in `onResponse`, which runs after the
+ * response has been written to the socket, so it never delays the reply (SPEC 11: collection
+ * adds no latency); `reply.elapsedTime` gives the duration.
  */
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
@@ -40,28 +40,67 @@ function responseBytes(reply: FastifyReply): number | undefined {
   return Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
+/**
+ * The reply of each request, kept on the request: `onRequestAbort` receives only the request, and
+ * the property doubles as the "not yet recorded" mark, so a request is recorded exactly once.
+ */
+const REPLY = Symbol("toolgate.httpMetrics.reply");
+type Tracked = FastifyRequest & { [REPLY]?: FastifyReply | undefined };
+
+/** nginx's "client closed request": the client went away before any response was sent. */
+export const CLIENT_CLOSED_STATUS = 499;
+
 export function httpMetricsPlugin(state: HttpRecorderState): FastifyPluginCallback {
+  function record(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    responseSize: number | undefined,
+  ): void {
+    try {
+      state
+        .current()
+        .http.record(
+          request.routeOptions.url ?? UNMATCHED_PATH,
+          request.method,
+          status,
+          request.headers,
+          reply.elapsedTime / 1000,
+          requestBytes(request),
+          responseSize,
+        );
+    } catch (error) {
+      state.report(error);
+    }
+  }
+
   const plugin: FastifyPluginCallback = (fastify, _opts, done) => {
+    fastify.addHook("onRequest", (request, reply, next) => {
+      (request as Tracked)[REPLY] = reply;
+      next();
+    });
     fastify.addHook("onResponse", (request, reply, next) => {
-      try {
-        state
-          .current()
-          .http.record(
-            request.routeOptions.url ?? UNMATCHED_PATH,
-            request.method,
-            reply.statusCode,
-            request.headers,
-            reply.elapsedTime / 1000,
-            requestBytes(request),
-            responseBytes(reply),
-          );
-      } catch (error) {
-        state.report(error);
+      const tracked = request as Tracked;
+      if (tracked[REPLY] !== undefined) {
+        tracked[REPLY] = undefined;
+        record(request, reply, reply.statusCode, responseBytes(reply));
+      }
+      next();
+    });
+    // A client that disconnects first (an SSE stream closed by the client, a cancelled chat)
+    // never reaches onResponse. Counted with the status it was sent, or 499 when nothing was
+    // sent yet; the response size is unknown.
+    fastify.addHook("onRequestAbort", (request, next) => {
+      const tracked = request as Tracked;
+      const reply = tracked[REPLY];
+      if (reply !== undefined) {
+        tracked[REPLY] = undefined;
+        record(request, reply, reply.raw.headersSent ? reply.statusCode : CLIENT_CLOSED_STATUS, undefined);
       }
       next();
     });
     done();
   };
-  // fastify-plugin: the hook must see every route of the app, not only those in its own scope.
+  // fastify-plugin: the hooks must see every route of the app, not only those in its own scope.
   return fp(plugin, { name: "toolgate-http-metrics", fastify: "5.x" });
 }
