@@ -10,8 +10,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 import type { ClientConfigInput, GatewayConfigInput } from "../src/config/schema.js";
-import type { RunningGateway } from "./fixtures/gateway-app.js";
 import { type FaultHttpServer, startFaultHttp } from "./fixtures/fault-server.js";
+import type { RunningGateway } from "./fixtures/gateway-app.js";
 import { faultServerArgs, faultStdio } from "./fixtures/servers.js";
 import { api, dropNamespace, type Json, openSse, rpc, SHARED_REDIS, startPod, toolNames, uniqueNamespace } from "./fleet-harness.js";
 
@@ -102,7 +102,7 @@ describe("several gateway pods on one Redis", () => {
       // B's own server changes silently (no list_changed): only the fleet event can tell B to re-list.
       lcB.control.state = { ...lcB.control.state, tools: ["echo", "added"] };
       lcA.set({ tools: ["echo", "added"] });
-      await vi.waitFor(() => expect(stream.events.some((e) => (JSON.parse(e) as Json).method === "notifications/tools/list_changed")).toBe(true), { timeout: 5000 });
+      await vi.waitFor(() => expect(stream.events.some((e) => (JSON.parse(e)).method === "notifications/tools/list_changed")).toBe(true), { timeout: 5000 });
       expect(await toolNames(b.base)).toContain("lc_added");
     } finally {
       await stream.close();
