@@ -1,11 +1,13 @@
 /**
- * `StatusSource` over Redis, reading what the gateway pods write (keys under a prefix,
- * `toolgate:` by default; values are versioned JSON `{"v":1,"data":...}`):
+ * `StatusSource` over Redis, reading what the gateway pods write through their state store
+ * (the layout is the gateway's, documented in `gateway/src/state/keys.ts`; keys under a
+ * prefix, `toolgate:` by default; values are the envelope `{"v":1,"rev":n,"data":...}`):
  *
- * - `<prefix>clienthealth:<clientId>`: a hash, field = pod id, value = `{"v":1,"data":
- *   {"pod","state","toolCount","tools","lastError","updatedAt"}}` (a `PodClientReport`).
- * - `<prefix>oauth:<clientId>`: a string, `{"v":1,"data":{"status","authorizeUrl","error"}}`
- *   (an `OAuthReport`).
+ * - `<prefix>health:<clientName>:<podId>`: one pod's report of one client (a
+ *   `PodClientReport`: pod, state, toolCount, tools, lastError, updatedAt), with a TTL, so a
+ *   dead pod's reports vanish. Found with SCAN (MATCH `<prefix>health:<clientName>:*`), read
+ *   with MGET.
+ * - `<prefix>oauth:<clientName>`: `{status, authorizeUrl?, error?}` (an `OAuthReport`).
  *
  * A value of another version, or one that does not parse, is skipped (a newer gateway during
  * a rolling upgrade must not break the operator's status).
@@ -17,8 +19,9 @@ import { type ClientRuntime, OAuthReport, PodClientReport, type StatusSource } f
 
 export const DEFAULT_PREFIX = "toolgate:";
 
-export const clientHealthKey = (prefix: string, clientId: string): string =>
-  `${prefix}clienthealth:${clientId}`;
+/** Key of one pod's report; the `:` after the client keeps `api` from matching `api2`. */
+export const clientHealthKey = (prefix: string, clientId: string, podId: string): string =>
+  `${prefix}health:${clientId}:${podId}`;
 export const oauthKey = (prefix: string, clientId: string): string => `${prefix}oauth:${clientId}`;
 
 function versioned<T extends z.ZodType>(schema: T, raw: string | null | undefined): z.infer<T> | undefined {
@@ -46,12 +49,25 @@ export class RedisStatusSource implements StatusSource {
     this.redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: true, maxRetriesPerRequest: 1 });
   }
 
+  private async healthKeys(clientId: string): Promise<string[]> {
+    const match = `${clientHealthKey(this.prefix, clientId, "").replaceAll(/[*?[\]\\]/g, "\\$&")}*`;
+    const found = new Set<string>();
+    let cursor = "0";
+    do {
+      const [next, batch] = await this.redis.scan(cursor, "MATCH", match, "COUNT", 500);
+      for (const k of batch) found.add(k);
+      cursor = next;
+    } while (cursor !== "0");
+    return [...found];
+  }
+
   async read(clientId: string): Promise<ClientRuntime> {
-    const [pods, oauth] = await Promise.all([
-      this.redis.hgetall(clientHealthKey(this.prefix, clientId)),
+    const [keys, oauth] = await Promise.all([
+      this.healthKeys(clientId),
       this.redis.get(oauthKey(this.prefix, clientId)),
     ]);
-    const reports = Object.values(pods)
+    const pods = keys.length > 0 ? await this.redis.mget(keys) : [];
+    const reports = pods
       .map((raw) => versioned(PodClientReport, raw))
       .filter((r): r is PodClientReport => r !== undefined)
       .sort((a, b) => (a.pod < b.pod ? -1 : 1));
