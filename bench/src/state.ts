@@ -9,7 +9,7 @@
  *   0 commands.
  * - state.health.fleet: the fleet view behind GET /api/mcp/clients (SCAN + MGET per read, by
  *   design not cached): a management read, target added p50 <= 2 ms on loopback.
- * The end-to-end tools/call comparison (gateway with Redis vs memory) is wired by the integrator.
+ * - state.gateway.call: tools/call through a gateway process on each store (state-call.ts).
  */
 import type { FleetHealth, StateStore, ToolSnapshots } from "@toolgate/gateway";
 import { createFleetHealth, createStateStore, createToolSnapshots } from "@toolgate/gateway";
@@ -18,6 +18,7 @@ import pino from "pino";
 
 import type { BenchResult } from "./harness.js";
 import { compare, result } from "./harness.js";
+import { runGatewayCall } from "./state-call.js";
 
 const logger = pino({ level: "silent" });
 const REDIS_URL = process.env.TOOLGATE_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -95,6 +96,7 @@ export async function run(): Promise<BenchResult[]> {
         tools_per_client: TOOLS_PER_CLIENT,
       }),
       result("state.health.fleet", fleet, "added_p50_ms<=2", (r) => r.added_p50_ms <= 2, { clients: CLIENTS }),
+      ...(await runGatewayCall()),
     ];
   } finally {
     await Promise.all([memory, redis].map(async (s) => {
