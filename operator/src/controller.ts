@@ -91,6 +91,11 @@ export function referencedSecrets(kind: Kind, o: CustomObject): string[] {
   ];
 }
 
+/** True when `desired` has a value that `current` does not hold yet. */
+function lacksValues(current: V1Secret, desired: V1Secret): boolean {
+  return Object.entries(desired.data ?? {}).some(([k, v]) => current.data?.[k] !== v);
+}
+
 export class Controller {
   readonly queue: WorkQueue;
   private readonly custom: CustomObjectsApi;
@@ -292,12 +297,11 @@ export class Controller {
       current = await this.write("secrets", "create", () =>
         this.core.createNamespacedSecret({ namespace, body: finalSecret }),
       );
-    } else if (!converged(current, finalSecret)) {
+    } else if (lacksValues(current, finalSecret)) {
       const union = { ...finalSecret, data: { ...current.data, ...finalSecret.data } };
-      if (!converged(current, union))
-        current = await this.write("secrets", "update", () =>
-          this.core.replaceNamespacedSecret({ namespace, name: secret, body: union }),
-        );
+      current = await this.write("secrets", "update", () =>
+        this.core.replaceNamespacedSecret({ namespace, name: secret, body: union }),
+      );
     }
     const existingCm = await this.readOptional(() =>
       this.core.readNamespacedConfigMap({ namespace, name: configMap }),

@@ -322,4 +322,31 @@ describe("operator against the API server double", () => {
       }),
     );
   });
+
+  it("writes new secret values before the config that uses them, and prunes old ones after it", async () => {
+    api.apply(SECRETS, secret("tok", { t: "v" }));
+    api.apply(CLIENTS, mcpClient("beta", http("https://b.example/mcp")));
+    start();
+    await eventually(() => expect(renderedConfig(api).mcp.client_configs).toHaveLength(1));
+    const gateway = (w: { path: string }) =>
+      w.path.endsWith(`/configmaps/${TARGET.configMap}`) || w.path.endsWith(`/secrets/${TARGET.secret}`);
+    const kinds = (from: number) =>
+      api
+        .writes({ user: "operator" })
+        .slice(from)
+        .filter(gateway)
+        .map((w) => (w.path.includes("/configmaps/") ? "configmap" : "secret"));
+    let mark = api.writes({ user: "operator" }).length;
+    const withHeader = http("https://a.example/mcp", {
+      authType: "headers",
+      headers: { A: { secretKeyRef: { name: "tok", key: "t" } } },
+    });
+    api.apply(CLIENTS, mcpClient("alpha", withHeader));
+    await eventually(() => expect(renderedConfig(api).mcp.client_configs).toHaveLength(2));
+    expect(kinds(mark)).toEqual(["secret", "configmap"]);
+    mark = api.writes({ user: "operator" }).length;
+    api.remove(`${CLIENTS}/alpha`);
+    await eventually(() => expect(renderedSecret(api)).toEqual({}));
+    expect(kinds(mark)).toEqual(["configmap", "secret"]);
+  });
 });
