@@ -100,12 +100,14 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
   const healthTtlMs = 3 * durationMs(config.mcp.health_monitor_config.check_interval);
   const fleetHealth = createFleetHealth({ store: state, podId, logger, ttlMs: healthTtlMs });
   const fleet = createFleetSync({
+    store: state,
+    podId,
     snapshots: createToolSnapshots({ store: state, podId, logger }),
     events: createClusterEvents({ store: state, podId, logger }),
     health: fleetHealth,
     logger,
   });
-  const upstream = createUpstreamManager({ logger, secrets, recorder: telemetry.mcp, snapshotTools: fleet.snapshotTools, onTools: fleet.onTools });
+  const upstream = createUpstreamManager({ logger, secrets, recorder: telemetry.mcp, snapshotTools: fleet.snapshotTools, onTools: fleet.onTools, onHealthCheck: fleet.onHealthCheck });
   fleet.attach(upstream);
   const governance = createGovernance(config, secrets);
   const runtimeClients = createRuntimeClients({ store: state, podId, logger });

@@ -7,7 +7,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
-import type { ToolsOrigin } from "../src/upstream/index.js";
+import type { HealthCheck, ToolsOrigin } from "../src/upstream/index.js";
 import { createUpstreamManager } from "../src/upstream/index.js";
 import { type FaultHttpServer, startFaultHttp } from "./fixtures/fault-server.js";
 import { firstText, gatewayConfig, type HarnessSettings, RecordingClock, silentLogger, waitForState } from "./fixtures/upstream-harness.js";
@@ -27,8 +27,9 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function start(s: FaultHttpServer, settings: HarnessSettings = {}): Promise<{ origins: ToolsOrigin[]; clock: RecordingClock }> {
+async function start(s: FaultHttpServer, settings: HarnessSettings = {}): Promise<{ origins: ToolsOrigin[]; clock: RecordingClock; checks: HealthCheck[] }> {
   const origins: ToolsOrigin[] = [];
+  const checks: HealthCheck[] = [];
   const clock = new RecordingClock(10);
   manager = createUpstreamManager({
     logger: silentLogger(),
@@ -36,10 +37,11 @@ async function start(s: FaultHttpServer, settings: HarnessSettings = {}): Promis
     clock,
     snapshotTools: (name) => (name === "svc" ? SNAPSHOT : undefined),
     onTools: (_name, _tools, origin) => origins.push(origin),
+    onHealthCheck: (_status, check) => checks.push(check),
   });
   // Resolves once the connect has started (it continues in the background).
   await manager.apply(gatewayConfig([{ name: "svc", connection_type: "http", connection_string: s.mcpUrl, tools_to_execute: ["*"] }], settings));
-  return { origins, clock };
+  return { origins, clock, checks };
 }
 
 const names = (): string[] => manager!.registry.list().map((e) => e.name);
@@ -88,7 +90,7 @@ describe("snapshot tools during the first connect", () => {
 describe("fleet-driven checks and re-listings", () => {
   it("counts an on-demand health check like a scheduled one: failures add up to a disconnect, a success resets them", async () => {
     server = await startFaultHttp();
-    await start(server, { checkInterval: "1h", maxFailures: 2 });
+    const { checks } = await start(server, { checkInterval: "1h", maxFailures: 2 });
     await waitForState(manager!, "svc", "connected");
     server.set({ pings: "error" });
     await manager!.checkNow("svc");
@@ -100,6 +102,19 @@ describe("fleet-driven checks and re-listings", () => {
     await manager!.checkNow("svc");
     await manager!.checkNow("svc");
     expect(manager!.get("svc")?.state).toBe("disconnected");
+    expect(checks.map((c) => [c.scheduled, c.failure !== undefined])).toEqual([
+      [false, true],
+      [false, false],
+      [false, true],
+      [false, true],
+    ]);
+  });
+
+  it("reports scheduled checks as scheduled, with the failure text", async () => {
+    server = await startFaultHttp({ pings: "error" });
+    const { checks } = await start(server, { checkInterval: "5s", maxFailures: 3 });
+    await waitForState(manager!, "svc", "disconnected");
+    expect(checks.slice(0, 3)).toEqual([0, 1, 2].map(() => ({ scheduled: true, failure: expect.stringMatching(/ping refused/) as unknown })));
   });
 
   it("re-lists a client's tools from its own connection when the fleet asks, and tells whether the upstream or the fleet caused a listing", async () => {

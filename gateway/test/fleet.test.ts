@@ -22,7 +22,7 @@ let lcA: FaultHttpServer;
 let lcB: FaultHttpServer;
 
 function podConfig(checkInterval: string, clients: ClientConfigInput[]): GatewayConfigInput {
-  return { mcp: { client_configs: clients, health_monitor_config: { check_interval: checkInterval, max_consecutive_failures: 1 } } };
+  return { mcp: { client_configs: clients, health_monitor_config: { check_interval: checkInterval, max_consecutive_failures: 2 } } };
 }
 
 const http = (name: string, url: string): ClientConfigInput => ({ name, connection_type: "http", connection_string: url, tools_to_execute: ["*"] });

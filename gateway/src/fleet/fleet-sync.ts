@@ -9,8 +9,12 @@
  *   `events:tools-changed`; the other pods re-list that client from their own connection, so
  *   their registry (and with it their /mcp SSE streams) changes too. A re-listing caused by
  *   the fleet is not announced again, so an announcement never echoes.
- * - Health: when another pod sees a client fail, this pod runs a counted health check of that
- *   client at once instead of waiting for its next interval.
+ * - Health: every counted check is reported (state, failures, last check). A scheduled check
+ *   that fails is announced on `events:health` even while the client is still connected
+ *   (the turn to disconnected is announced by the fleet-health service itself), and every
+ *   other pod then runs a counted check of that client at once. So the fleet counts failures
+ *   at the pace of its fastest-checking pod and a dead upstream is reported by every pod
+ *   within one check interval. On-demand checks are never announced: no echo, no storm.
  *
  * Nothing here runs on the tools/list or tools/call path: snapshots are read from the local
  * cache (kept current by pub/sub) and only when a connection's offer is rebuilt.
@@ -20,10 +24,12 @@ import type { Logger } from "pino";
 
 import type { RegistryChange } from "../registry/types.js";
 import type { ClusterEvents } from "../state/events.js";
-import type { FleetHealth } from "../state/fleet-health.js";
+import type { ClientHealthInput, FleetHealth } from "../state/fleet-health.js";
+import { channels } from "../state/keys.js";
 import type { ToolSnapshots } from "../state/tool-snapshots.js";
+import type { StateStore } from "../state/types.js";
 import { invalidToolReason } from "../upstream/discovery.js";
-import type { ToolsOrigin } from "../upstream/types.js";
+import type { ClientStatus, HealthCheck, ToolsOrigin } from "../upstream/types.js";
 
 /** What the sync needs of the upstream manager. */
 export interface FleetUpstreams {
@@ -35,6 +41,8 @@ export interface FleetUpstreams {
 }
 
 export interface FleetSyncOptions {
+  readonly store: StateStore;
+  readonly podId: string;
   readonly snapshots: ToolSnapshots;
   readonly events: ClusterEvents;
   readonly health: FleetHealth;
@@ -46,6 +54,8 @@ export interface FleetSync {
   readonly snapshotTools: (clientName: string) => readonly Tool[] | undefined;
   /** For the upstream manager's options (`onTools`). */
   readonly onTools: (clientName: string, tools: readonly Tool[], origin: ToolsOrigin) => void;
+  /** For the upstream manager's options (`onHealthCheck`). */
+  readonly onHealthCheck: (status: ClientStatus, check: HealthCheck) => void;
   /** Follows the fleet's events for this manager; call once, before `start`. */
   attach(upstream: FleetUpstreams): void;
   /** Loads the snapshots and subscribes (before the connections start, so a cold pod has them). */
@@ -53,12 +63,24 @@ export interface FleetSync {
   close(): Promise<void>;
 }
 
+/** This pod's view of a client as the fleet-health service stores it. */
+export function healthInput(status: ClientStatus): ClientHealthInput {
+  return {
+    client: status.name,
+    state: status.state,
+    consecutiveFailures: status.consecutiveFailures,
+    tools: status.tools,
+    since: status.since,
+    lastError: status.lastError,
+  };
+}
+
 function validTools(tools: readonly unknown[]): readonly Tool[] {
   return tools.filter((t) => invalidToolReason(t) === undefined) as Tool[];
 }
 
 export function createFleetSync(options: FleetSyncOptions): FleetSync {
-  const { snapshots, events, health } = options;
+  const { store, podId, snapshots, events, health } = options;
   const logger = options.logger.child({ component: "fleet-sync" });
   /** Validated snapshot tools per client, recomputed only when the hash changes. */
   const valid = new Map<string, { readonly hash: string; readonly tools: readonly Tool[] }>();
@@ -88,6 +110,13 @@ export function createFleetSync(options: FleetSyncOptions): FleetSync {
       announce(clientName, tools, origin).catch((err: unknown) =>
         logger.warn({ err, client: clientName }, "announcing a tool-list change to the fleet failed; other pods see it at their next re-listing"),
       );
+    },
+    onHealthCheck(status, check) {
+      health.report(healthInput(status)).catch((err: unknown) => logger.debug({ err, client: status.name }, "reporting a health check failed"));
+      if (check.failure === undefined || !check.scheduled || status.state !== "connected") return;
+      store
+        .publish(channels.health, { client: status.name, podId, state: status.state, error: check.failure })
+        .catch((err: unknown) => logger.debug({ err, client: status.name }, "asking the fleet to re-check a client failed"));
     },
     attach(upstream) {
       offs.push(

@@ -53,7 +53,7 @@ import type { Clock } from "./clock.js";
 import { discoverTools, listToolsPage } from "./discovery.js";
 import { RETRY_POLICY, withRetry } from "./retry.js";
 import { createTransport } from "./transport.js";
-import type { ClientState, ClientStatus, ToolsOrigin } from "./types.js";
+import type { ClientState, ClientStatus, HealthCheck, ToolsOrigin } from "./types.js";
 
 /** Global settings every connection reads live (mcp.health_monitor_config, mcp.tool_manager_config). */
 export interface ConnectionSettings {
@@ -79,6 +79,8 @@ export interface ConnectionDeps {
   readonly snapshotTools?: ((clientName: string) => readonly Tool[] | undefined) | undefined;
   /** The server's tool list after a connect or a re-listing (`origin` says what caused it). */
   readonly onTools?: ((clientName: string, tools: readonly Tool[], origin: ToolsOrigin) => void) | undefined;
+  /** After every counted health check, before any disconnect it causes. */
+  readonly onHealthCheck?: ((status: ClientStatus, check: HealthCheck) => void) | undefined;
 }
 
 interface Session {
@@ -200,7 +202,7 @@ export class Connection {
   async checkNow(): Promise<void> {
     const session = this.#session;
     if (!session || this.#state !== "connected") return;
-    await this.#runCheck(session);
+    await this.#runCheck(session, false);
   }
 
   /** Re-lists the tools from the live session (another pod saw them change). */
@@ -484,7 +486,7 @@ export class Connection {
     try {
       for (;;) {
         await this.#deps.clock.sleep(this.#deps.settings().checkIntervalMs, signal);
-        if (!(await this.#runCheck(session))) return;
+        if (!(await this.#runCheck(session, true))) return;
       }
     } catch {
       // Aborted: the session ended; whoever ended it decides what comes next.
@@ -492,15 +494,17 @@ export class Connection {
   }
 
   /** One counted health check (scheduled or on demand). False when the session is over. */
-  async #runCheck(session: Session): Promise<boolean> {
+  async #runCheck(session: Session, scheduled: boolean): Promise<boolean> {
     const settings = this.#deps.settings();
     const failure = await this.#check(session, settings.checkTimeoutMs);
     if (session.stop.signal.aborted || session !== this.#session) return false;
-    if (failure === undefined) {
-      this.#failures = 0;
-      return true;
+    this.#failures = failure === undefined ? 0 : this.#failures + 1;
+    try {
+      this.#deps.onHealthCheck?.(this.status(), { scheduled, ...(failure === undefined ? {} : { failure }) });
+    } catch (err) {
+      this.#log.error({ err }, "a health-check listener threw");
     }
-    this.#failures++;
+    if (failure === undefined) return true;
     this.#log.warn({ failures: this.#failures, of: settings.maxConsecutiveFailures, err: failure }, "MCP client health check failed");
     if (this.#failures < settings.maxConsecutiveFailures) return true;
     await this.#disconnect(session, `${this.#failures} consecutive health checks failed; last: ${failure}`);

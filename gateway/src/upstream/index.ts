@@ -10,4 +10,4 @@ export { connectionKey, createUpstreamManager, settingsOf } from "./manager.js";
 export type { RetryOptions, RetryPolicy } from "./retry.js";
 export { backoffDelay, RETRY_POLICY, RetryExhaustedError, withRetry } from "./retry.js";
 export { createTransport, STDIO_BASE_ENV, stdioEnv } from "./transport.js";
-export type { ClientState, ClientStatus, ToolsOrigin, UpstreamManager, UpstreamOptions } from "./types.js";
+export type { ClientState, ClientStatus, HealthCheck, ToolsOrigin, UpstreamManager, UpstreamOptions } from "./types.js";

@@ -199,6 +199,7 @@ class Upstreams implements UpstreamManager {
       recorder: o.recorder,
       snapshotTools: o.snapshotTools,
       onTools: o.onTools,
+      onHealthCheck: o.onHealthCheck,
     });
   }
 

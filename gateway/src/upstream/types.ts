@@ -60,6 +60,14 @@ export interface UpstreamOptions {
   snapshotTools?: (clientName: string) => readonly Tool[] | undefined;
   /** Called with the server's full tool list after each connect and re-listing (publish snapshots, fleet list_changed). */
   onTools?: (clientName: string, tools: readonly Tool[], origin: ToolsOrigin) => void;
+  /** Called after every counted health check (status carries the failure count); the fleet reports it and asks other pods to re-check. */
+  onHealthCheck?: (status: ClientStatus, check: HealthCheck) => void;
+}
+
+/** One counted health check: on the connection's schedule, or on demand (`checkNow`); `failure` when it failed. */
+export interface HealthCheck {
+  readonly scheduled: boolean;
+  readonly failure?: string;
 }
 
 /** Why a connection listed its tools: it connected, the upstream sent list_changed, or another pod asked (fleet). */
