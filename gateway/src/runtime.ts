@@ -96,7 +96,8 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
   const state = createStateStore({ redisUrl: configuredRedisUrl(config.state, secrets.env), logger, secrets, namespace, podId });
   const telemetry = createTelemetry({ customLabels: config.client.prometheus_labels, logger });
   telemetry.applyConfig(config);
-  // A report lives three check intervals (rewritten every interval), as fleet-health.ts advises.
+  // A report lives three check intervals (rewritten at every check), as fleet-health.ts
+  // advises; it follows the check_interval the pod started with (a reload does not change it).
   const healthTtlMs = 3 * durationMs(config.mcp.health_monitor_config.check_interval);
   const fleetHealth = createFleetHealth({ store: state, podId, logger, ttlMs: healthTtlMs });
   const fleet = createFleetSync({
