@@ -35,6 +35,7 @@
 import { performance } from "node:perf_hooks";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -51,8 +52,9 @@ import type { McpRecorder } from "../telemetry/types.js";
 import { classifyError, isMcpError } from "./classify.js";
 import type { Clock } from "./clock.js";
 import { discoverTools, listToolsPage } from "./discovery.js";
+import { HttpToolCaller } from "./http-tool-call.js";
 import { RETRY_POLICY, withRetry } from "./retry.js";
-import { createTransport } from "./transport.js";
+import { createTransport, httpTarget } from "./transport.js";
 import type { ClientState, ClientStatus, HealthCheck, ToolsOrigin } from "./types.js";
 
 /** Global settings every connection reads live (mcp.health_monitor_config, mcp.tool_manager_config). */
@@ -86,6 +88,8 @@ export interface ConnectionDeps {
 interface Session {
   readonly client: Client;
   readonly transport: Transport;
+  /** tools/call without the SDK transport (streamable HTTP only; see http-tool-call.ts). */
+  fast?: HttpToolCaller | undefined;
   /** Stops this session's health loop and tool refreshes. */
   readonly stop: AbortController;
   refreshing?: Promise<void> | undefined;
@@ -256,15 +260,21 @@ export class Connection {
     const timeout = options.timeoutMs ?? this.#deps.settings().toolExecutionTimeoutMs;
     const started = performance.now();
     try {
-      const request = { method: "tools/call" as const, params: { name: entry.tool, arguments: args } };
-      const opts = options.signal ? { timeout, signal: options.signal } : { timeout };
-      const result = (await session.client.request(request, PassThroughResult, opts)) as CallToolResult;
+      const result = session.fast
+        ? await session.fast.call(entry.tool, args, timeout, options.signal)
+        : await this.#sdkCall(session, entry.tool, args, timeout, options.signal);
       this.#record(entry.tool, result.isError === true ? "error" : "success", performance.now() - started);
       return result;
     } catch (err) {
       this.#record(entry.tool, callFailureStatus(err), performance.now() - started);
       return toolErrorResult(this.#describeCallError(entry.tool, err, timeout));
     }
+  }
+
+  async #sdkCall(session: Session, tool: string, args: Record<string, unknown>, timeout: number, signal: AbortSignal | undefined): Promise<CallToolResult> {
+    const request = { method: "tools/call" as const, params: { name: tool, arguments: args } };
+    const opts = signal ? { timeout, signal } : { timeout };
+    return (await session.client.request(request, PassThroughResult, opts)) as CallToolResult;
   }
 
   #describeCallError(tool: string, err: unknown, timeout: number): string {
@@ -387,11 +397,13 @@ export class Connection {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#refreshTools(session, "upstream"));
     try {
       await client.connect(transport, { timeout, signal: this.#lifetime.signal });
+      if (transport instanceof StreamableHTTPClientTransport) session.fast = new HttpToolCaller(httpTarget(this.#config, this.#deps), transport);
       this.#tools = await discoverTools(client, { timeout, signal: this.#lifetime.signal }, this.#log);
       // Closed while the last step was in flight: do not leave a live session behind.
       this.#lifetime.signal.throwIfAborted();
     } catch (err) {
       session.stop.abort();
+      await session.fast?.close().catch(() => undefined);
       await client.close().catch(() => undefined);
       throw err;
     }
@@ -415,6 +427,7 @@ export class Connection {
 
   /** Closing can take a while (a stdio child gets up to 2 s to exit before SIGTERM). */
   async #closeSession(session: Session | undefined): Promise<void> {
+    await session?.fast?.close().catch(() => undefined);
     await session?.client.close().catch((err: unknown) => this.#log.debug({ err: errorText(err) }, "closing the MCP client failed"));
   }
 

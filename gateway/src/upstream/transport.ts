@@ -20,6 +20,7 @@ import type { SecretSource } from "../config/env.js";
 import { processSecretSource, resolveSecret } from "../config/env.js";
 import type { ClientConfig } from "../config/schema.js";
 import { ClientConfigError } from "./classify.js";
+import type { HttpTarget } from "./http-tool-call.js";
 
 /** Variables every stdio child gets besides those named in `envs` (the SDK adds HOME, LOGNAME, PATH, SHELL, TERM, USER). */
 export const STDIO_BASE_ENV: readonly string[] = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "TMPDIR", "LANG"];
@@ -78,6 +79,15 @@ function stdioTransport(client: ClientConfig, source: SecretSource, logger: Logg
     logger.debug({ client: client.name, stderr: chunk.toString("utf8").trimEnd() }, "stdio server stderr");
   });
   return transport;
+}
+
+/** Where and with which headers an http client's tool calls go (the fast path in http-tool-call.ts). */
+export function httpTarget(client: ClientConfig, deps: TransportDeps): HttpTarget {
+  const source = deps.secrets ?? processSecretSource();
+  const url = resolveUrl(client, source);
+  const fixed = staticHeaders(client, source);
+  const hook = deps.authHeaders;
+  return { url, headers: hook ? async () => ({ ...fixed, ...(await hook(client)) }) : () => Promise.resolve(fixed) };
 }
 
 export function createTransport(client: ClientConfig, deps: TransportDeps): Transport {
