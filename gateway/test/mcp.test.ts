@@ -41,7 +41,7 @@ const KEYS = {
 };
 
 interface Gateway {
-  app: FastifyInstance;
+  app: Pick<FastifyInstance, "close" | "mcpStreams">;
   url: string;
   config: GatewayConfig;
   upstream: ReturnType<typeof createUpstreamManager>;
