@@ -226,19 +226,13 @@ export class ClientService {
 
   private view(client: ClientConfig): ClientView {
     const id = clientId(client);
-    const status = this.opts.upstream.get(id);
     const source: ClientSource = this.fileClients().some((c) => clientId(c) === id) ? "file" : "api";
     return {
       id,
       name: client.name,
       source,
       connection_type: client.connection_type,
-      state: status?.state ?? "connecting",
-      ...(status ? { since: status.since } : {}),
-      tools: status?.tools ?? [],
-      tool_count: status?.tools.length ?? 0,
-      ...(status?.lastError !== undefined ? { last_error: status.lastError } : {}),
-      consecutive_failures: status?.consecutiveFailures ?? 0,
+      ...statusFields(this.opts.upstream.get(id)),
       config: redact(client),
     };
   }
@@ -264,6 +258,19 @@ function errorText(err: unknown): string {
 
 function fleetView(h: ClientFleetHealth): FleetView {
   return { available: true, summary: h.summary, pods: h.pods };
+}
+
+/** The live part of a view; a client the manager does not know yet is about to connect. */
+function statusFields(status: ClientStatus | undefined): Pick<ClientView, "state" | "since" | "tools" | "tool_count" | "last_error" | "consecutive_failures"> {
+  if (!status) return { state: "connecting", tools: [], tool_count: 0, consecutive_failures: 0 };
+  return {
+    state: status.state,
+    since: status.since,
+    tools: status.tools,
+    tool_count: status.tools.length,
+    ...(status.lastError !== undefined ? { last_error: status.lastError } : {}),
+    consecutive_failures: status.consecutiveFailures,
+  };
 }
 
 function notFound(id: string): GatewayError {

@@ -27,6 +27,15 @@ export function negotiateVersion(requested: unknown): string {
 
 const ok = (id: string | number, resultJson: string): string => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
 
+/** The tool name and arguments of a tools/call, or the message saying what is wrong with them. */
+function readCallParams(params: Record<string, unknown>): { name: string; args: Record<string, unknown> } | string {
+  const name = params.name;
+  if (typeof name !== "string" || name === "") return "Invalid params: tools/call needs params.name, the tool's name as a string";
+  const args = params.arguments ?? {};
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return `Invalid params: arguments of tool ${name} must be an object`;
+  return { name, args: args as Record<string, unknown> };
+}
+
 export class McpDispatcher {
   private cacheStamp = "";
   private readonly listCache = new Map<string, string>();
@@ -88,21 +97,16 @@ export class McpDispatcher {
   }
 
   private async callTool(id: string | number, params: Record<string, unknown>, ctx: CallContext): Promise<string> {
-    const name = params.name;
-    if (typeof name !== "string" || name === "") {
-      return rpcError(id, RpcCode.InvalidParams, "Invalid params: tools/call needs params.name, the tool's name as a string");
-    }
-    const args = params.arguments ?? {};
-    if (typeof args !== "object" || args === null || Array.isArray(args)) {
-      return rpcError(id, RpcCode.InvalidParams, `Invalid params: arguments of tool ${name} must be an object`);
-    }
-    const entry = this.registry.resolve(name);
+    const call = readCallParams(params);
+    if (typeof call === "string") return rpcError(id, RpcCode.InvalidParams, call);
+    const entry = this.registry.resolve(call.name);
     if (entry && this.registry.isVisible(entry, ctx.filter)) {
-      const result = await this.registry.call(entry, args as Record<string, unknown>, { signal: ctx.signal, requestId: ctx.requestId });
+      const result = await this.registry.call(entry, call.args, { signal: ctx.signal, requestId: ctx.requestId });
       return ok(id, JSON.stringify(result));
     }
-    const virtual = this.virtual?.call(name, args as Record<string, unknown>, ctx);
+    const virtual = this.virtual?.call(call.name, call.args, ctx);
     if (virtual) return ok(id, JSON.stringify(await virtual));
-    return rpcError(id, RpcCode.InvalidParams, `Unknown tool: ${name} (not offered to this caller; see tools/list)`);
+    return rpcError(id, RpcCode.InvalidParams, `Unknown tool: ${call.name} (not offered to this caller; see tools/list)`);
   }
+
 }

@@ -13,22 +13,31 @@ const OPEN_BRACKET = 91;
 const CLOSE_BRACE = 125;
 const CLOSE_BRACKET = 93;
 
+/** The index just past the closing quote of the string that opens at `start`. */
+function skipString(text: string, start: number): number {
+  let i = start + 1;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) return i + 1;
+    i += c === BACKSLASH ? 2 : 1;
+  }
+  return i;
+}
+
 /** True when the text nests objects/arrays deeper than `limit`. Malformed text is left to JSON.parse. */
 export function exceedsDepth(text: string, limit: number = MAX_JSON_DEPTH): boolean {
   let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
+  let i = 0;
+  while (i < text.length) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) {
-      inString = true;
-    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (++depth > limit) return true;
-    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      depth--;
+    if (c === QUOTE) {
+      i = skipString(text, i);
+      continue;
     }
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > limit) return true;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+    i++;
   }
   return false;
 }

@@ -52,6 +52,12 @@ export function readMessage(text: string, maxDepth: number = MAX_JSON_DEPTH): In
   return classify(value);
 }
 
+/** A message with no method is a client's response to the server, or invalid. */
+function withoutMethod(m: z.infer<typeof Message>): Incoming {
+  if (m.id !== undefined && (m.result !== undefined || m.error !== undefined)) return { kind: "response" };
+  return { kind: "invalid", id: m.id ?? null, code: RpcCode.InvalidRequest, message: "Invalid request: method is required" };
+}
+
 export function classify(value: unknown): Incoming {
   if (Array.isArray(value)) {
     return { kind: "invalid", id: null, code: RpcCode.InvalidRequest, message: "batch requests are not supported; send one JSON-RPC message per POST" };
@@ -61,10 +67,7 @@ export function classify(value: unknown): Incoming {
     return { kind: "invalid", id: idOf(value), code: RpcCode.InvalidRequest, message: `Invalid request: ${describe(parsed.error.issues)}` };
   }
   const m = parsed.data;
-  if (m.method === undefined) {
-    if (m.id !== undefined && (m.result !== undefined || m.error !== undefined)) return { kind: "response" };
-    return { kind: "invalid", id: m.id ?? null, code: RpcCode.InvalidRequest, message: "Invalid request: method is required" };
-  }
+  if (m.method === undefined) return withoutMethod(m);
   const params = m.params ?? EMPTY;
   if (m.id === undefined) return { kind: "notification", method: m.method, params };
   if (m.method.startsWith("notifications/")) {

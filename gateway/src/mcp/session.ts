@@ -17,6 +17,16 @@ export interface SessionClaims {
   readonly issuedAt: number;
 }
 
+function readClaims(payload: string): SessionClaims | undefined {
+  try {
+    const raw = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { k?: unknown; p?: unknown; t?: unknown };
+    if (typeof raw.k !== "string" || typeof raw.p !== "string" || typeof raw.t !== "number") return undefined;
+    return { keyId: raw.k, protocolVersion: raw.p, issuedAt: raw.t };
+  } catch {
+    return undefined;
+  }
+}
+
 export class SessionSigner {
   private readonly secret: Buffer;
 
@@ -43,12 +53,6 @@ export class SessionSigner {
     const expected = Buffer.from(this.sign(payload));
     const given = Buffer.from(signature);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-    try {
-      const raw = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { k?: unknown; p?: unknown; t?: unknown };
-      if (typeof raw.k !== "string" || typeof raw.p !== "string" || typeof raw.t !== "number") return undefined;
-      return { keyId: raw.k, protocolVersion: raw.p, issuedAt: raw.t };
-    } catch {
-      return undefined;
-    }
+    return readClaims(payload);
   }
 }
