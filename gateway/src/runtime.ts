@@ -28,6 +28,7 @@ import {
   createClusterEvents,
   createFleetHealth,
   createRuntimeClients,
+  createSealer,
   createStateStore,
   createToolSnapshots,
   type FleetHealth,
@@ -111,7 +112,9 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
   const upstream = createUpstreamManager({ logger, secrets, recorder: telemetry.mcp, snapshotTools: fleet.snapshotTools, onTools: fleet.onTools, onHealthCheck: fleet.onHealthCheck });
   fleet.attach(upstream);
   const governance = createGovernance(config, secrets);
-  const runtimeClients = createRuntimeClients({ store: state, podId, logger });
+  // API-created clients carry header values and secrets: sealed at rest when a key is configured.
+  const sealer = config.state.encryption_key ? createSealer(resolveSecret(config.state.encryption_key, secrets)) : undefined;
+  const runtimeClients = createRuntimeClients({ store: state, podId, logger, sealer });
   const clients = new ClientService({ upstream, repository: runtimeClients, logger, initialConfig: config, fleetHealth });
   // Code mode reads the running config per call: a reload changes binding level and timeout.
   const codeMode = createCodeMode({ registry: upstream.registry, getConfig, recorder: telemetry.mcp, logger });

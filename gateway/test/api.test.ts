@@ -163,3 +163,27 @@ describe("management API auth", () => {
     expect(ok.json).toEqual({ clients: [] });
   });
 });
+
+describe("API-created clients at rest", () => {
+  let g: RunningGateway;
+  beforeAll(async () => {
+    g = await startGatewayApp({ state: { encryption_key: "an encryption key of enough length" } });
+  });
+  afterAll(() => g?.close());
+
+  test("are sealed in the state store when state.encryption_key is set", async () => {
+    const created = await call(g.base, "POST", "/api/mcp/client", {
+      name: "sealed",
+      connection_type: "http",
+      connection_string: "http://127.0.0.1:9/mcp",
+      auth_type: "headers",
+      headers: { authorization: "Bearer very-secret-upstream-token" },
+    });
+    expect(created.status).toBe(201);
+    const stored = await g.runtime.state.get("client:sealed");
+    expect(stored).toBeDefined();
+    expect(JSON.stringify(stored)).not.toContain("very-secret-upstream-token");
+    expect(JSON.stringify(stored)).toContain("sealed");
+    expect(g.runtime.runtimeClients.get("sealed")?.headers?.authorization).toBe("Bearer very-secret-upstream-token");
+  });
+});
