@@ -94,7 +94,13 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
   // TOOLGATE_STATE_NAMESPACE: the key prefix in Redis (default `toolgate`), so several gateway
   // fleets (or test runs) can share one Redis without seeing each other.
   const namespace = secrets.env.TOOLGATE_STATE_NAMESPACE || undefined;
-  const state = createStateStore({ redisUrl: configuredRedisUrl(config.state, secrets.env), logger, secrets, namespace, podId });
+  const state = createStateStore({
+    redisUrl: configuredRedisUrl(config.state, secrets.env),
+    logger,
+    secrets,
+    namespace,
+    podId,
+  });
   const telemetry = createTelemetry({ customLabels: config.client.prometheus_labels, logger });
   telemetry.applyConfig(config);
   // A report lives three check intervals (rewritten at every check), as fleet-health.ts
@@ -109,15 +115,35 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
     health: fleetHealth,
     logger,
   });
-  const upstream = createUpstreamManager({ logger, secrets, recorder: telemetry.mcp, snapshotTools: fleet.snapshotTools, onTools: fleet.onTools, onHealthCheck: fleet.onHealthCheck });
+  const upstream = createUpstreamManager({
+    logger,
+    secrets,
+    recorder: telemetry.mcp,
+    snapshotTools: fleet.snapshotTools,
+    onTools: fleet.onTools,
+    onHealthCheck: fleet.onHealthCheck,
+  });
   fleet.attach(upstream);
   const governance = createGovernance(config, secrets);
   // API-created clients carry header values and secrets: sealed at rest when a key is configured.
-  const sealer = config.state.encryption_key ? createSealer(resolveSecret(config.state.encryption_key, secrets)) : undefined;
+  const sealer = config.state.encryption_key
+    ? createSealer(resolveSecret(config.state.encryption_key, secrets))
+    : undefined;
   const runtimeClients = createRuntimeClients({ store: state, podId, logger, sealer });
-  const clients = new ClientService({ upstream, repository: runtimeClients, logger, initialConfig: config, fleetHealth });
+  const clients = new ClientService({
+    upstream,
+    repository: runtimeClients,
+    logger,
+    initialConfig: config,
+    fleetHealth,
+  });
   // Code mode reads the running config per call: a reload changes binding level and timeout.
-  const codeMode = createCodeMode({ registry: upstream.registry, getConfig, recorder: telemetry.mcp, logger });
+  const codeMode = createCodeMode({
+    registry: upstream.registry,
+    getConfig,
+    recorder: telemetry.mcp,
+    logger,
+  });
   const chat = createChat({
     getConfig,
     extraTools: codeMode.extraTools,
@@ -132,11 +158,17 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
   const auth = adminAuth(getConfig, { secrets });
 
   const offState = upstream.onStateChange((status) => {
-    fleetHealth.report(healthInput(status)).catch((err: unknown) => logger.warn({ err, client: status.name }, "reporting client health to the state store failed"));
+    fleetHealth
+      .report(healthInput(status))
+      .catch((err: unknown) =>
+        logger.warn({ err, client: status.name }, "reporting client health to the state store failed"),
+      );
   });
 
   const patchClient = (patch: ConfigPatch["client"]): ClientSectionValue => {
-    const given = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<ClientSectionValue>;
+    const given = Object.fromEntries(
+      Object.entries(patch).filter(([, v]) => v !== undefined),
+    ) as Partial<ClientSectionValue>;
     const client: ClientSectionValue = { ...config.client, ...given };
     config = { ...config, client };
     if (given.prometheus_labels) telemetry.setCustomLabels(client.prometheus_labels);
@@ -152,7 +184,9 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
     virtual: options.virtualTools ?? codeMode.virtualTools,
     allowedOrigins: () => config.client.allowed_origins,
     bodyLimit: config.server.body_limit_mcp,
-    ...(config.server.session_secret ? { sessionSecret: resolveSecret(config.server.session_secret, secrets) } : {}),
+    ...(config.server.session_secret
+      ? { sessionSecret: resolveSecret(config.server.session_secret, secrets) }
+      : {}),
   };
   const adminLimit = config.server.body_limit_api;
   const plugins: AppPlugin[] = [
@@ -163,7 +197,6 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
     { plugin: configRoutes, options: { preHandler: auth, bodyLimit: adminLimit, patchClient } },
     { plugin: telemetry.metricsRoute({ preHandler: auth }) },
   ];
-
 
   return {
     logger,

@@ -134,6 +134,9 @@ describe("management API", () => {
     expect(g.runtime.getConfig().client.prometheus_labels).toEqual(["team"]);
     const bad = await call(g.base, "PATCH", "/config", { client: { prometheus_lables: ["x"] } });
     expect(bad.status).toBe(400);
+    const startupOnly = await call(g.base, "PATCH", "/config", { client: { initial_pool_size: 10 } });
+    expect(startupOnly.status).toBe(400);
+    expect(startupOnly.json.error.message).toMatch(/initial_pool_size takes effect at startup/);
     expect(g.runtime.getConfig().client.prometheus_labels).toEqual(["team"]);
   });
 
