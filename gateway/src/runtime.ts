@@ -18,7 +18,7 @@ import { type Chat, createChat } from "./chat/index.js";
 import { createCodeMode } from "./codemode/index.js";
 import { processSecretSource, resolveSecret, type SecretSource } from "./config/env.js";
 import { durationMs, type GatewayConfig } from "./config/schema.js";
-import { createFleetSync } from "./fleet/index.js";
+import { createFleetSync, healthInput } from "./fleet/index.js";
 import { createGovernance, type VirtualKeyGovernance } from "./governance/index.js";
 import { adminAuth } from "./http/admin-auth.js";
 import { mcpPlugin, toolHeaderFilter, type VirtualToolSource } from "./mcp/index.js";
@@ -37,7 +37,7 @@ import {
   type StateStore,
 } from "./state/index.js";
 import { createTelemetry, type Telemetry } from "./telemetry/index.js";
-import { type ClientStatus, createUpstreamManager } from "./upstream/index.js";
+import { createUpstreamManager } from "./upstream/index.js";
 
 export interface RuntimeOptions {
   readonly logger: Logger;
@@ -73,16 +73,6 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-function healthInput(status: ClientStatus): Parameters<FleetHealth["report"]>[0] {
-  return {
-    client: status.name,
-    state: status.state,
-    consecutiveFailures: status.consecutiveFailures,
-    tools: status.tools,
-    since: status.since,
-    lastError: status.lastError,
-  };
-}
 
 export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): Runtime {
   const { logger } = options;
