@@ -6,54 +6,21 @@
  * - mcp.call.c1: concurrency 1; target p50 added <= 0.5 ms and ratio <= 1.5.
  * - mcp.call.c16: concurrency 16; target gateway throughput >= 0.5x direct, no errors.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { Pool } from "undici";
 
 import type { BenchResult } from "./harness.js";
 import { compare, result } from "./harness.js";
+import { everythingBin, freePort, GATEWAY_MAIN, MCP_HEADERS, startChild } from "./processes.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const GATEWAY_MAIN = join(here, "..", "..", "gateway", "dist", "main.js");
 
-function everythingBin(): string {
-  const require = createRequire(join(here, "..", "..", "gateway", "package.json"));
-  const pkgPath = require.resolve("@modelcontextprotocol/server-everything/package.json");
-  const pkg = require(pkgPath) as { bin: Record<string, string> };
-  return join(dirname(pkgPath), Object.values(pkg.bin)[0] ?? "dist/index.js");
-}
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === "object" && addr ? resolve(addr.port) : reject(new Error("no port"))));
-    });
-  });
-}
 
-function startChild(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  return new Promise((resolve, reject) => {
-    let seen = "";
-    const onData = (chunk: Buffer): void => {
-      seen += chunk.toString();
-      if (ready.test(seen)) resolve(child);
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`child exited with ${code}: ${seen.slice(-2000)}`)));
-  });
-}
 
 let counter = 0;
 const echoBody = (): string =>
@@ -61,7 +28,7 @@ const echoBody = (): string =>
 const gatewayBody = (): string =>
   JSON.stringify({ jsonrpc: "2.0", id: ++counter, method: "tools/call", params: { name: "everything_echo", arguments: { message: "bench" } } });
 
-const HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+const HEADERS = MCP_HEADERS;
 
 /**
  * The upstream needs a session (it is stateful); the gateway does not. The direct side speaks

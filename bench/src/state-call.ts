@@ -9,39 +9,19 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 
 import { Redis } from "ioredis";
 
 import type { BenchResult } from "./harness.js";
 import { compare, result } from "./harness.js";
+import { everythingBin, freePort, GATEWAY_MAIN, MCP_HEADERS } from "./processes.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const GATEWAY_MAIN = join(here, "..", "..", "gateway", "dist", "main.js");
 const REDIS_URL = process.env.TOOLGATE_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
-const HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+const HEADERS = MCP_HEADERS;
 
-function everythingBin(): string {
-  const require = createRequire(join(here, "..", "..", "gateway", "package.json"));
-  const pkgPath = require.resolve("@modelcontextprotocol/server-everything/package.json");
-  const pkg = require(pkgPath) as { bin: Record<string, string> };
-  return join(dirname(pkgPath), Object.values(pkg.bin)[0] ?? "dist/index.js");
-}
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === "object" && addr ? resolve(addr.port) : reject(new Error("no port"))));
-    });
-  });
-}
 
 function startUpstream(port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, [everythingBin(), "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
