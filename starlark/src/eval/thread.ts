@@ -141,8 +141,14 @@ export class Thread {
           reject(e instanceof Error ? e : new Error(String(e)));
         }
       };
+      // The timer is the deadline itself: libuv's cached loop time can make it fire a moment
+      // before performance.now() reaches the deadline, so it does not ask checkCancel.
+      const timeUp = (): void => {
+        cleanup();
+        reject(new LimitError(`Starlark computation cancelled: timeout after ${this.limits.timeoutMs} ms`));
+      };
       const timer =
-        this.deadline === Infinity ? undefined : setTimeout(stop, Math.max(0, this.deadline - performance.now()) + 1);
+        this.deadline === Infinity ? undefined : setTimeout(timeUp, Math.max(0, this.deadline - performance.now()) + 1);
       this.signal?.addEventListener("abort", stop, { once: true });
       const cleanup = (): void => {
         if (timer !== undefined) clearTimeout(timer);
