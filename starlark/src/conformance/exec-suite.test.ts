@@ -15,7 +15,7 @@ const isStaticKey = (key: string): boolean => STATIC_SUITE_FILES.some((f) => key
 
 const dir = conformanceDir();
 
-describe.skipIf(dir === null && process.env.CI !== "true")("evaluation conformance suite", () => {
+describe.skipIf(dir === null && process.env.CI !== "true")("evaluation conformance suite (skipped when ../shared/conformance is absent, outside CI)", () => {
   it("finds the conformance suite (a missing suite fails in CI)", () => {
     expect(dir).not.toBeNull();
   });

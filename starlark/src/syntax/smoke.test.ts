@@ -11,7 +11,7 @@ const dir = conformanceDir();
 const files =
   dir === null ? [] : readdirSync(dir).filter((f) => f.endsWith(".star") && f !== "syntax_errors.star");
 
-describe.skipIf(dir === null)("parsing the conformance testdata", () => {
+describe.skipIf(dir === null)("parsing the conformance testdata (skipped when ../shared/conformance is absent)", () => {
   it.each(files)("parses every chunk of %s with all options on", (name) => {
     const src = readFileSync(path.join(dir!, name), "utf8");
     const chunks = src.split("\n---\n");
