@@ -15,7 +15,7 @@ import { jsonModule } from "../eval/index.js";
 import { Thread } from "../eval/index.js";
 import { type Chunk, readChunks } from "./chunked-file.js";
 import { assertPredeclared, callStack, lineInFile, REPORTER, testPredeclared } from "./host-values.js";
-import { chunkOptions, STATIC_SUITE_FILES, type SuiteResult } from "./static-suites.js";
+import { chunkOptions, recordChunk, STATIC_SUITE_FILES, type SuiteResult } from "./static-suites.js";
 
 const NOT_EXEC = new Set<string>([...STATIC_SUITE_FILES, "assert.star"]);
 
@@ -29,19 +29,6 @@ async function loadAssertModule(dir: string): Promise<Map<string, Value>> {
   const prog = compileSource("assert.star", src, {}, predeclared);
   const module = await execProgram(new Thread({ name: "assert" }), prog, predeclared);
   return new Map(module.entries());
-}
-
-function recordChunk(result: SuiteResult, chunk: Chunk): void {
-  chunk.done();
-  if (chunk.failures.length === 0) {
-    result.passed++;
-    return;
-  }
-  result.failed++;
-  for (const f of chunk.failures) {
-    result.failures.push(f.message);
-    result.failureKeys.push(`${chunk.filename}:${f.line}`);
-  }
 }
 
 interface Env {

@@ -45,7 +45,8 @@ export function chunkOptions(chunk: Chunk): FileOptions {
   return opts as unknown as FileOptions;
 }
 
-function record(result: SuiteResult, chunk: Chunk): void {
+/** Counts a finished chunk as passed or failed, keeping each failure's file:line key. */
+export function recordChunk(result: SuiteResult, chunk: Chunk): void {
   chunk.done();
   if (chunk.failures.length === 0) {
     result.passed++;
@@ -71,7 +72,7 @@ export function runSyntaxErrorsSuite(filePath: string, content: string, result: 
       if (err instanceof StarlarkSyntaxError) chunk.gotError(err.pos.line, err.msg);
       else crashed(chunk, err);
     }
-    record(result, chunk);
+    recordChunk(result, chunk);
   }
 }
 
@@ -90,7 +91,7 @@ export function runResolveSuite(filePath: string, content: string, result: Suite
         chunk.fail(err.pos.line, `unexpected parse error: ${err.message}`);
       else crashed(chunk, err);
     }
-    record(result, chunk);
+    recordChunk(result, chunk);
   }
 }
 
