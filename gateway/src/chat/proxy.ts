@@ -53,12 +53,13 @@ function streamThrough(reply: FastifyReply, call: OpenCall, aliases: ReadonlyMap
   });
   // Listening before pipeline does: fastify then sees a 502 naming the provider, not a socket error.
   let broke = false;
-  call.body.once("error", (e: Error) => {
+  const body = call.body.stream();
+  body.once("error", (e: Error) => {
     if (call.signal.aborted) return;
     broke = true;
     observe.destroy(new GatewayError("TG_ERR_UPSTREAM", `the stream from provider "${call.ctx.provider}" broke: ${e.message}`, undefined, { cause: e }));
   });
-  pipeline(call.body, observe, (err) => {
+  pipeline(body, observe, (err) => {
     if (!err) return call.end({ success: true });
     // Otherwise the caller left: fastify destroyed the pipe, which aborted the upstream body.
     call.end({ success: false, reason: broke ? "network" : "cancelled" });

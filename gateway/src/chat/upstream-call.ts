@@ -6,11 +6,10 @@
  */
 import { performance } from "node:perf_hooks";
 
-import type { Dispatcher } from "undici";
-
 import type { SecretSource } from "../config/env.js";
 import { resolveSecret } from "../config/env.js";
 import { GatewayError, isGatewayError } from "../errors.js";
+import type { H1Response } from "../h1client/index.js";
 import type { ProviderCallLabels, ProviderRecorder } from "../telemetry/types.js";
 import type { CallContext, ContextPool } from "./context-pool.js";
 import type { Providers, Target } from "./providers.js";
@@ -47,7 +46,8 @@ export interface Outcome {
 export interface OpenCall {
   readonly status: number;
   readonly contentType: string;
-  readonly body: Dispatcher.ResponseData["body"];
+  /** Read once: `buffer()` via readAll, or `stream()` for pass-through. */
+  readonly body: H1Response;
   readonly ctx: CallContext;
   /** Aborts when the caller goes away. */
   readonly signal: AbortSignal;
@@ -120,26 +120,29 @@ export async function openCall(deps: CallDeps, input: CallInput): Promise<OpenCa
     record(deps, input, started, outcome, ctx);
     deps.pool.release(ctx);
   };
-  let res: Dispatcher.ResponseData;
+  let res: H1Response;
   try {
     const apiKey = apiKeyOf(input.target, deps.secrets);
     res = await deps.providers.send(input.target, input.apiPath, input.payload, { apiKey, signal: input.signal, requestId: input.requestId });
   } catch (e) {
     const aborted = input.signal.aborted;
     end({ success: false, reason: aborted ? "cancelled" : "network" });
-    if (aborted || isGatewayError(e)) throw e;
-    throw new GatewayError("TG_ERR_UPSTREAM", `provider "${input.target.provider}" (${input.target.config.base_url}) could not be reached: ${(e as Error).message}`, undefined, { cause: e });
+    if (aborted) throw e;
+    // The connection's own failures (refused, reset, timed out) get the provider's name; the gateway's own refusals pass as they are.
+    const transport = !isGatewayError(e) || e.code === "TG_ERR_UPSTREAM" || e.code === "TG_ERR_TIMEOUT";
+    if (!transport) throw e;
+    const code = isGatewayError(e) && e.code === "TG_ERR_TIMEOUT" ? "TG_ERR_TIMEOUT" : "TG_ERR_UPSTREAM";
+    throw new GatewayError(code, `provider "${input.target.provider}" (${input.target.config.base_url}) could not be reached: ${(e as Error).message}`, undefined, { cause: e });
   }
-  const ct = res.headers["content-type"];
-  const contentType = (Array.isArray(ct) ? ct[0] : ct) ?? "application/json";
-  return { status: res.statusCode, contentType, body: res.body, ctx, signal: input.signal, end };
+  const contentType = res.headers["content-type"] ?? "application/json";
+  return { status: res.status, contentType, body: res, ctx, signal: input.signal, end };
 }
 
 /** Reads the whole body; ends the call with the HTTP outcome. */
 export async function readAll(call: OpenCall, tokens?: (buf: Buffer) => Tokens | undefined): Promise<Buffer> {
   let buf: Buffer;
   try {
-    buf = Buffer.from(await call.body.arrayBuffer());
+    buf = await call.body.buffer();
   } catch (e) {
     call.end({ success: false, reason: "network" });
     throw e;

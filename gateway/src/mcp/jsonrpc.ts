@@ -3,6 +3,11 @@
  * `params` stays as given (methods check their own). Batches are refused: MCP removed
  * JSON-RPC batching in protocol 2025-06-18, and a gateway that fans a batch out to several
  * upstreams would have no good answer for partial failure.
+ *
+ * Every /mcp POST passes here, so a well-formed envelope is recognised by a few typeof checks
+ * (`wellFormed`); zod runs only when those fail, to word the error. The checks accept a subset
+ * of what the zod schema accepts (a test compares the two on a table of envelopes), so the
+ * schema stays the one definition of a valid message.
  */
 import { z } from "zod";
 
@@ -11,7 +16,7 @@ import { RpcCode, type RpcId } from "./wire-errors.js";
 
 const Id = z.union([z.string(), z.int()]);
 
-const Message = z.object({
+export const Message = z.object({
   jsonrpc: z.literal("2.0", { message: 'jsonrpc must be "2.0"' }),
   id: Id.optional(),
   method: z.string().min(1).optional(),
@@ -53,12 +58,35 @@ export function readMessage(text: string, maxDepth: number = MAX_JSON_DEPTH): In
 }
 
 /** A message with no method is a client's response to the server, or invalid. */
-function withoutMethod(m: z.infer<typeof Message>): Incoming {
+function withoutMethod(m: Envelope): Incoming {
   if (m.id !== undefined && (m.result !== undefined || m.error !== undefined)) return { kind: "response" };
   return { kind: "invalid", id: m.id ?? null, code: RpcCode.InvalidRequest, message: "Invalid request: method is required" };
 }
 
+interface Envelope {
+  readonly jsonrpc: "2.0";
+  readonly id?: string | number | undefined;
+  readonly method?: string | undefined;
+  readonly params?: Record<string, unknown> | undefined;
+  readonly result?: unknown;
+  readonly error?: unknown;
+}
+
+const isId = (v: unknown): boolean => typeof v === "string" || Number.isSafeInteger(v);
+const isRecord = (v: unknown): boolean => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The common case, checked without zod: an object whose known fields all have their schema types. */
+export function wellFormed(value: unknown): value is Envelope {
+  if (!isRecord(value)) return false;
+  const m = value as Record<string, unknown>;
+  if (m.jsonrpc !== "2.0") return false;
+  if (m.id !== undefined && !isId(m.id)) return false;
+  if (m.method !== undefined && (typeof m.method !== "string" || m.method === "")) return false;
+  return m.params === undefined || isRecord(m.params);
+}
+
 export function classify(value: unknown): Incoming {
+  if (wellFormed(value)) return fromEnvelope(value);
   if (Array.isArray(value)) {
     return { kind: "invalid", id: null, code: RpcCode.InvalidRequest, message: "batch requests are not supported; send one JSON-RPC message per POST" };
   }
@@ -66,7 +94,10 @@ export function classify(value: unknown): Incoming {
   if (!parsed.success) {
     return { kind: "invalid", id: idOf(value), code: RpcCode.InvalidRequest, message: `Invalid request: ${describe(parsed.error.issues)}` };
   }
-  const m = parsed.data;
+  return fromEnvelope(parsed.data);
+}
+
+function fromEnvelope(m: Envelope): Incoming {
   if (m.method === undefined) return withoutMethod(m);
   const params = m.params ?? EMPTY;
   if (m.id === undefined) return { kind: "notification", method: m.method, params };

@@ -87,7 +87,7 @@ export function httpTarget(client: ClientConfig, deps: TransportDeps): HttpTarge
   const url = resolveUrl(client, source);
   const fixed = staticHeaders(client, source);
   const hook = deps.authHeaders;
-  return { url, headers: hook ? async () => ({ ...fixed, ...(await hook(client)) }) : () => Promise.resolve(fixed) };
+  return hook ? { url, headers: fixed, authHeaders: () => hook(client) } : { url, headers: fixed };
 }
 
 export function createTransport(client: ClientConfig, deps: TransportDeps): Transport {
