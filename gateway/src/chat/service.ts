@@ -30,7 +30,7 @@ import type { Target } from "./providers.js";
 import { Providers, resolveTarget } from "./providers.js";
 import { forward, renameAliases } from "./proxy.js";
 import type { QueueStats } from "./queue.js";
-import { ChatBody, parseBody, ResponsesBody } from "./schemas.js";
+import { ChatBody, parseBody, ResponsesBody, wellFormedChat, wellFormedResponses } from "./schemas.js";
 import { chatSse, responsesSse } from "./sse.js";
 import type { ExtraToolsProvider, Toolset } from "./tools.js";
 import { buildToolset, chatTools, configuredClients, responsesTools } from "./tools.js";
@@ -220,7 +220,7 @@ export function createChat(options: ChatOptions): Chat {
   }
 
   async function chatCompletions(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const body = parseBody(ChatBody, req.body, "chat completions");
+    const body = parseBody(ChatBody, req.body, "chat completions", wellFormedChat);
     const p = prepare(req, reply, body.model, callerToolNames(body.tools));
     const tools = chatTools(p.toolset);
     const out: Json = { ...body, model: p.target.model, messages: aliasHistory(body.messages) };
@@ -232,7 +232,7 @@ export function createChat(options: ChatOptions): Chat {
   }
 
   async function responses(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const body = parseBody(ResponsesBody, req.body, "responses");
+    const body = parseBody(ResponsesBody, req.body, "responses", wellFormedResponses);
     const p = prepare(req, reply, body.model, callerToolNames(body.tools));
     const tools = responsesTools(p.toolset);
     const out: Json = { ...body, model: p.target.model };

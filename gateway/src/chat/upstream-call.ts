@@ -101,6 +101,14 @@ function record(deps: CallDeps, input: CallInput, started: number, outcome: Outc
   });
 }
 
+/** The connection's own failures (refused, reset, timed out) get the provider's name; the gateway's own refusals pass as they are. */
+function sendFailure(target: Target, e: unknown): unknown {
+  const transport = !isGatewayError(e) || e.code === "TG_ERR_UPSTREAM" || e.code === "TG_ERR_TIMEOUT";
+  if (!transport) return e;
+  const code = isGatewayError(e) && e.code === "TG_ERR_TIMEOUT" ? "TG_ERR_TIMEOUT" : "TG_ERR_UPSTREAM";
+  return new GatewayError(code, `provider "${target.provider}" (${target.config.base_url}) could not be reached: ${(e as Error).message}`, undefined, { cause: e });
+}
+
 /** Waits for admission and sends. Rejects with TG_ERR_QUEUE_FULL, the abort reason, or TG_ERR_UPSTREAM on a network failure. */
 export async function openCall(deps: CallDeps, input: CallInput): Promise<OpenCall> {
   const started = performance.now();
@@ -127,12 +135,7 @@ export async function openCall(deps: CallDeps, input: CallInput): Promise<OpenCa
   } catch (e) {
     const aborted = input.signal.aborted;
     end({ success: false, reason: aborted ? "cancelled" : "network" });
-    if (aborted) throw e;
-    // The connection's own failures (refused, reset, timed out) get the provider's name; the gateway's own refusals pass as they are.
-    const transport = !isGatewayError(e) || e.code === "TG_ERR_UPSTREAM" || e.code === "TG_ERR_TIMEOUT";
-    if (!transport) throw e;
-    const code = isGatewayError(e) && e.code === "TG_ERR_TIMEOUT" ? "TG_ERR_TIMEOUT" : "TG_ERR_UPSTREAM";
-    throw new GatewayError(code, `provider "${input.target.provider}" (${input.target.config.base_url}) could not be reached: ${(e as Error).message}`, undefined, { cause: e });
+    throw aborted ? e : sendFailure(input.target, e);
   }
   const contentType = res.headers["content-type"] ?? "application/json";
   return { status: res.status, contentType, body: res, ctx, signal: input.signal, end };

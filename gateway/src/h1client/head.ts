@@ -24,18 +24,18 @@ export interface ResponseHead {
 }
 
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: [^\r\n]*)?$/;
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const DIGITS = /^\d{1,15}$/;
 const KEEP_ALIVE_TIMEOUT = /(?:^|[,;\s])timeout\s*=\s*(\d+)/i;
 
 /** Parses a head (without its final CRLFCRLF). `isHeadRequest`: the request was HEAD, so no body follows. */
 export function parseHead(text: string, isHeadRequest: boolean): ResponseHead {
-  const lines = text.split("\r\n");
-  const match = STATUS_LINE.exec(lines[0] ?? "");
+  let eol = text.indexOf("\r\n");
+  if (eol < 0) eol = text.length;
+  const match = STATUS_LINE.exec(text.slice(0, eol));
   if (!match) throw new ParseError("malformed response status line");
   const http10 = match[1] === "0";
   const status = Number(match[2]);
-  const headers = parseFields(lines);
+  const headers = parseFields(text, eol + 2);
   const { framing, length, faulty } = framingOf(status, headers, isHeadRequest);
   const keepAlive = !faulty && framing !== UNTIL_CLOSE && persistent(http10, headers);
   const hint = headers["keep-alive"] === undefined ? undefined : KEEP_ALIVE_TIMEOUT.exec(headers["keep-alive"]);
@@ -43,14 +43,32 @@ export function parseHead(text: string, isHeadRequest: boolean): ResponseHead {
   return { status, headers, framing, length, keepAlive, keepAliveHintMs };
 }
 
-function parseFields(lines: readonly string[]): Record<string, string> {
+/** RFC 9110 tchar: the characters of a header name. */
+const TCHAR = new Uint8Array(128);
+for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") TCHAR[c.charCodeAt(0)] = 1;
+
+/** True when `line` opens with a non-empty token followed by the colon at `colon`. */
+function isFieldName(line: string, colon: number): boolean {
+  if (colon <= 0) return false;
+  for (let i = 0; i < colon; i++) {
+    const c = line.charCodeAt(i);
+    if (c >= 128 || TCHAR[c] !== 1) return false;
+  }
+  return true;
+}
+
+/** The header fields after the status line (which ends at `from`); every line must be `name: value`. */
+function parseFields(text: string, from: number): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i] as string;
+  let start = from;
+  while (start < text.length) {
+    let end = text.indexOf("\r\n", start);
+    if (end < 0) end = text.length;
+    const line = text.slice(start, end);
+    start = end + 2;
     const colon = line.indexOf(":");
-    const name = colon > 0 ? line.slice(0, colon) : "";
-    if (!TOKEN.test(name)) throw new ParseError(`malformed response header line ${JSON.stringify(line.slice(0, 80))}`);
-    const key = name.toLowerCase();
+    if (!isFieldName(line, colon)) throw new ParseError(`malformed response header line ${JSON.stringify(line.slice(0, 80))}`);
+    const key = line.slice(0, colon).toLowerCase();
     if (key === "__proto__") continue;
     const value = line.slice(colon + 1).trim();
     const seen = headers[key];
