@@ -10,6 +10,7 @@
  * `bodyLimit` keeps it.
  */
 import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 
 import Fastify, {
@@ -23,6 +24,7 @@ import type { Logger } from "pino";
 
 import type { GatewayConfig } from "./config/schema.js";
 import { errorHandler, notFoundHandler } from "./http/error-handler.js";
+import { FastLanes } from "./http/fast-lanes.js";
 import type { ClientState, ClientStatus } from "./upstream/index.js";
 
 export interface AppPlugin {
@@ -48,6 +50,13 @@ export interface AppDeps {
 
 /** An incoming `x-request-id` is kept when it looks like an id (so traces join up), never when it could forge log lines. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Routes answered ahead of fastify (see http/fast-lanes.ts). */
+    fastLanes: FastLanes;
+  }
+}
 
 export function requestId(header: string | string[] | undefined): string {
   return typeof header === "string" && SANE_REQUEST_ID.test(header) ? header : randomUUID();
@@ -124,8 +133,19 @@ function registerHealth(app: FastifyInstance, deps: AppDeps): void {
   );
 }
 
+/** fastify's own HTTP/1 server defaults (lib/server.js), kept when the app makes the server. */
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
 export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<FastifyInstance> {
+  const lanes = new FastLanes(deps.logger, requestId);
   const app = Fastify({
+    // The server is made here so the fast lanes (http/fast-lanes.ts) see each request before fastify does.
+    serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
+      const server = createServer(lanes.listener(handler));
+      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+      server.requestTimeout = 0;
+      return server;
+    },
     // fastify's instance type is parameterised by the logger; pino's Logger is a FastifyBaseLogger.
     loggerInstance: deps.logger,
     genReqId: (req) => requestId(req.headers["x-request-id"]),
@@ -147,8 +167,10 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   // Once closing, responses to requests still in flight say `Connection: close`, so their
   // keep-alive sockets end with them instead of holding the close open until they time out.
   let closing = false;
+  app.decorate("fastLanes", lanes);
   app.addHook("preClose", (done) => {
     closing = true;
+    lanes.closing = true;
     done();
   });
   app.addHook("onSend", (_request, reply, payload, done) => {

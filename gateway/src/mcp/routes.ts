@@ -4,11 +4,14 @@
  * opens the notification stream, DELETE is refused with 405 since sessions hold no server
  * state. Any pod can answer any request; see session.ts for the session ids it issues.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { IncomingHttpHeaders, ServerResponse } from "node:http";
+
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 
 import { isGatewayError } from "../errors.js";
 import type { Caller, Governance } from "../governance/types.js";
+import type { LaneContext, LaneHandler } from "../http/fast-lanes.js";
 import type { ToolFilter, ToolRegistry } from "../registry/types.js";
 import { McpDispatcher } from "./dispatch.js";
 import { MAX_JSON_DEPTH } from "./json-depth.js";
@@ -42,9 +45,9 @@ interface Resolved {
   readonly filterKey: string;
 }
 
-function resolveCaller(opts: McpRoutesOptions, request: FastifyRequest): Resolved {
-  const caller: Caller = opts.governance().resolveCaller(request.headers);
-  const fromHeaders = opts.headerFilter?.(request.headers);
+function resolveCaller(opts: McpRoutesOptions, headers: IncomingHttpHeaders): Resolved {
+  const caller: Caller = opts.governance().resolveCaller(headers);
+  const fromHeaders = opts.headerFilter?.(headers);
   const filter: ToolFilter = fromHeaders
     ? { ...fromHeaders.filter, ...(caller.allowance ? { allowance: caller.allowance } : {}) }
     : caller.allowance
@@ -58,27 +61,72 @@ function sendRpc(reply: FastifyReply, status: number, body: string): FastifyRepl
   return reply.code(status).type(JSON_TYPE).send(body);
 }
 
-function failure(reply: FastifyReply, err: unknown, request: FastifyRequest): FastifyReply {
-  if (isGatewayError(err)) return sendRpc(reply, err.status, rpcError(null, rpcCodeFor(err.code, err.status), err.message));
-  request.log.error({ err }, "mcp request failed");
-  return sendRpc(reply, 500, rpcError(null, RpcCode.InternalError, "Internal error"));
+/** One /mcp answer, whichever path (fastify route or fast lane) writes it. */
+interface Answer {
+  readonly status: number;
+  /** Serialised JSON-RPC; empty for 202. */
+  readonly body: string;
+  readonly sessionId?: string;
+}
+
+interface PostInput {
+  readonly headers: IncomingHttpHeaders;
+  readonly text: string;
+  readonly requestId: string;
+  readonly signal: AbortSignal;
+  readonly log: () => FastifyBaseLogger;
+}
+
+function failure(err: unknown, log: () => FastifyBaseLogger): Answer {
+  if (isGatewayError(err)) return { status: err.status, body: rpcError(null, rpcCodeFor(err.code, err.status), err.message) };
+  log().error({ err }, "mcp request failed");
+  return { status: 500, body: rpcError(null, RpcCode.InternalError, "Internal error") };
 }
 
 /** The session check: a presented id must be genuine and belong to this caller's key. */
-function sessionMismatch(sessions: SessionSigner, request: FastifyRequest, caller: Caller): boolean {
-  const sessionId = request.headers[SESSION_HEADER];
+function sessionMismatch(sessions: SessionSigner, headers: IncomingHttpHeaders, caller: Caller): boolean {
+  const sessionId = headers[SESSION_HEADER];
   if (typeof sessionId !== "string") return false;
   const claims = sessions.verify(sessionId);
   return !claims || claims.keyId !== (caller.virtualKey?.id ?? "");
 }
 
+function originRefusal(opts: McpRoutesOptions, origin: string | undefined): Answer | undefined {
+  if (origin === undefined || isOriginAllowed(origin, opts.allowedOrigins())) return undefined;
+  return { status: 403, body: rpcError(null, RpcCode.Forbidden, `Origin ${origin} is not allowed; add it to client.allowed_origins`) };
+}
+
+const tooLarge = (limit: number): Answer => ({ status: 413, body: rpcError(null, RpcCode.RequestTooLarge, `Request body is larger than ${limit} bytes`) });
+
 /** An AbortSignal that fires if the client goes away before the answer is written. */
-function disconnectSignal(reply: FastifyReply): AbortSignal {
+function disconnectSignal(res: ServerResponse): AbortSignal {
   const controller = new AbortController();
-  reply.raw.once("close", () => {
-    if (!reply.raw.writableFinished) controller.abort(new Error("the MCP client disconnected"));
+  res.once("close", () => {
+    if (!res.writableFinished) controller.abort(new Error("the MCP client disconnected"));
   });
   return controller.signal;
+}
+
+async function answerPost(opts: McpRoutesOptions, dispatcher: McpDispatcher, sessions: SessionSigner, input: PostInput): Promise<Answer> {
+  let resolved: Resolved;
+  try {
+    resolved = resolveCaller(opts, input.headers);
+  } catch (err) {
+    return failure(err, input.log);
+  }
+  if (sessionMismatch(sessions, input.headers, resolved.ctxBase.caller)) {
+    return { status: 404, body: rpcError(null, RpcCode.SessionNotFound, "Session not found; initialize a new session") };
+  }
+  const msg = readMessage(input.text, opts.maxDepth ?? MAX_JSON_DEPTH);
+  if (msg.kind === "invalid") {
+    // Unreadable messages are HTTP 400 (the transport's rule); a readable request with a bad shape keeps 200.
+    return { status: msg.id === null ? 400 : 200, body: rpcError(msg.id, msg.code, msg.message) };
+  }
+  if (msg.kind !== "request") return { status: 202, body: "" };
+  const ctx: CallContext = { ...resolved.ctxBase, signal: input.signal, requestId: input.requestId };
+  const result = await dispatcher.request(msg.id, msg.method, msg.params, ctx, resolved.filterKey);
+  if (result.initializedVersion === undefined) return { status: 200, body: result.body };
+  return { status: 200, body: result.body, sessionId: sessions.issue(resolved.ctxBase.caller.virtualKey?.id, result.initializedVersion) };
 }
 
 async function handlePost(
@@ -88,27 +136,53 @@ async function handlePost(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  let resolved: Resolved;
-  try {
-    resolved = resolveCaller(opts, request);
-  } catch (err) {
-    return failure(reply, err, request);
-  }
-  if (sessionMismatch(sessions, request, resolved.ctxBase.caller)) {
-    return sendRpc(reply, 404, rpcError(null, RpcCode.SessionNotFound, "Session not found; initialize a new session"));
-  }
-  const msg = readMessage(typeof request.body === "string" ? request.body : "", opts.maxDepth ?? MAX_JSON_DEPTH);
-  if (msg.kind === "invalid") {
-    // Unreadable messages are HTTP 400 (the transport's rule); a readable request with a bad shape keeps 200.
-    return sendRpc(reply, msg.id === null ? 400 : 200, rpcError(msg.id, msg.code, msg.message));
-  }
-  if (msg.kind !== "request") return reply.code(202).send();
-  const ctx: CallContext = { ...resolved.ctxBase, signal: disconnectSignal(reply), requestId: request.id };
-  const result = await dispatcher.request(msg.id, msg.method, msg.params, ctx, resolved.filterKey);
-  if (result.initializedVersion !== undefined) {
-    reply.header(SESSION_HEADER, sessions.issue(resolved.ctxBase.caller.virtualKey?.id, result.initializedVersion));
-  }
-  return sendRpc(reply, 200, result.body);
+  const text = typeof request.body === "string" ? request.body : "";
+  const answer = await answerPost(opts, dispatcher, sessions, { headers: request.headers, text, requestId: request.id, signal: disconnectSignal(reply.raw), log: () => request.log });
+  if (answer.status === 202) return reply.code(202).send();
+  if (answer.sessionId !== undefined) reply.header(SESSION_HEADER, answer.sessionId);
+  return sendRpc(reply, answer.status, answer.body);
+}
+
+function sendAnswer(ctx: LaneContext, answer: Answer): void {
+  if (answer.status === 202) ctx.send(202, "");
+  else ctx.send(answer.status, answer.body, answer.sessionId === undefined ? undefined : { [SESSION_HEADER]: answer.sessionId });
+}
+
+/**
+ * POST /mcp as a fast lane: the same answers as the fastify route (origin check, body limit,
+ * answerPost), read and written on the raw request and response.
+ */
+function postLane(opts: McpRoutesOptions, dispatcher: McpDispatcher, sessions: SessionSigner): LaneHandler {
+  return (req, res, ctx) => {
+    const refused = originRefusal(opts, req.headers.origin);
+    if (refused) return sendAnswer(ctx, refused);
+    const limit = opts.bodyLimit;
+    const declared = Number(req.headers["content-length"] ?? 0);
+    if (declared > limit) {
+      // The body is left unread, so the connection cannot carry another request.
+      res.shouldKeepAlive = false;
+      return sendAnswer(ctx, tooLarge(limit));
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      req.off("data", onData);
+      res.shouldKeepAlive = false;
+      sendAnswer(ctx, tooLarge(limit));
+    };
+    req.on("data", onData);
+    req.once("end", () => {
+      if (size > limit) return;
+      ctx.requestBytes = size;
+      const text = chunks.length === 1 ? (chunks[0] as Buffer).toString("utf8") : Buffer.concat(chunks).toString("utf8");
+      answerPost(opts, dispatcher, sessions, { headers: req.headers, text, requestId: ctx.requestId, signal: disconnectSignal(res), log: () => ctx.log() }).then(
+        (answer) => sendAnswer(ctx, answer),
+        (err: unknown) => sendAnswer(ctx, failure(err, () => ctx.log())),
+      );
+    });
+  };
 }
 
 async function mcpRoutes(app: FastifyInstance, opts: McpRoutesOptions): Promise<void> {
@@ -122,6 +196,8 @@ async function mcpRoutes(app: FastifyInstance, opts: McpRoutesOptions): Promise<
     hub.close();
   });
   app.decorate("mcpStreams", { count: () => hub.size });
+  // The fastify route below stays for app.inject() and for apps built without fast lanes.
+  if (app.hasDecorator("fastLanes")) app.fastLanes.add("POST", "/mcp", postLane(opts, dispatcher, sessions));
 
   await app.register((scope, _scopeOpts, scopeDone) => {
     // The body reaches the handler as text: JSON-RPC parse errors must be JSON-RPC answers.
@@ -129,18 +205,15 @@ async function mcpRoutes(app: FastifyInstance, opts: McpRoutesOptions): Promise<
     scope.addContentTypeParser("*", { parseAs: "string", bodyLimit: opts.bodyLimit }, (_req, body, done) => done(null, body));
     scope.setErrorHandler((err, request, reply) => {
       const status = typeof (err as { statusCode?: unknown }).statusCode === "number" ? (err as { statusCode: number }).statusCode : 500;
-      if (status === 413) return sendRpc(reply, 413, rpcError(null, RpcCode.RequestTooLarge, `Request body is larger than ${opts.bodyLimit} bytes`));
-      if (status >= 500) return failure(reply, err, request);
+      if (status === 413) return sendRpc(reply, 413, tooLarge(opts.bodyLimit).body);
+      if (status >= 500) return sendRpc(reply, 500, failure(err, () => request.log).body);
       return sendRpc(reply, status, rpcError(null, RpcCode.InvalidRequest, (err as Error).message));
     });
     scope.addHook("onRequest", (request, reply, done) => {
-      const origin = request.headers.origin;
-      if (origin !== undefined && !isOriginAllowed(origin, opts.allowedOrigins())) {
-        // Answering here ends the request; fastify skips the handler when a hook has replied.
-        sendRpc(reply, 403, rpcError(null, RpcCode.Forbidden, `Origin ${origin} is not allowed; add it to client.allowed_origins`));
-        return;
-      }
-      done();
+      const refused = originRefusal(opts, request.headers.origin);
+      // Answering here ends the request; fastify skips the handler when a hook has replied.
+      if (refused) sendRpc(reply, refused.status, refused.body);
+      else done();
     });
 
     scope.post("/mcp", (request, reply) => handlePost(opts, dispatcher, sessions, request, reply));
@@ -152,9 +225,10 @@ async function mcpRoutes(app: FastifyInstance, opts: McpRoutesOptions): Promise<
       }
       let resolved: Resolved;
       try {
-        resolved = resolveCaller(opts, request);
+        resolved = resolveCaller(opts, request.headers);
       } catch (err) {
-        return failure(reply, err, request);
+        const answer = failure(err, () => request.log);
+        return sendRpc(reply, answer.status, answer.body);
       }
       reply.hijack();
       const raw = reply.raw;

@@ -31,16 +31,47 @@ interface RpcAnswer {
   readonly error?: { readonly code?: unknown; readonly message?: unknown; readonly data?: unknown };
 }
 
-/** The JSON-RPC answer with this id in an SSE body (skipping priming events and notifications). */
-export function answerFromSse(text: string, id: string): RpcAnswer | undefined {
-  for (const block of text.split(/\r?\n\r?\n/)) {
-    let data = "";
-    for (const line of block.split(/\r?\n/)) {
-      if (line.startsWith("data:")) data += (data ? "\n" : "") + line.slice(line.charCodeAt(5) === 32 ? 6 : 5);
+const BLANK_LINE = /\r?\n\r?\n/g;
+
+/** The `data` of one SSE event (`block` without its blank line): its data lines joined by "\n". */
+function eventData(block: string): string {
+  let data: string | undefined;
+  let start = 0;
+  while (start < block.length) {
+    let end = block.indexOf("\n", start);
+    if (end < 0) end = block.length;
+    const lineEnd = end > start && block.charCodeAt(end - 1) === 13 ? end - 1 : end;
+    if (block.startsWith("data:", start)) {
+      const from = block.charCodeAt(start + 5) === 32 ? start + 6 : start + 5;
+      const line = block.slice(from, lineEnd);
+      data = data === undefined ? line : `${data}\n${line}`;
     }
-    if (data === "" || !data.includes(id)) continue;
-    const msg = JSON.parse(data) as RpcAnswer;
-    if (msg.id === id) return msg;
+    start = end + 1;
+  }
+  return data ?? "";
+}
+
+/**
+ * The JSON-RPC answer with this id in an SSE body (skipping priming events and notifications).
+ * Events are cut at blank lines by indexOf, and only an event whose text holds the id is parsed:
+ * this runs on every tools/call.
+ */
+export function answerFromSse(text: string, id: string): RpcAnswer | undefined {
+  const quoted = JSON.stringify(id);
+  let start = 0;
+  while (start < text.length) {
+    BLANK_LINE.lastIndex = start;
+    const m = BLANK_LINE.exec(text);
+    const end = m ? m.index : text.length;
+    const next = m ? m.index + m[0].length : text.length;
+    if (text.lastIndexOf(quoted, end) >= start) {
+      const data = eventData(text.slice(start, end));
+      if (data !== "") {
+        const msg = JSON.parse(data) as RpcAnswer;
+        if (msg.id === id) return msg;
+      }
+    }
+    start = next;
   }
   return undefined;
 }
