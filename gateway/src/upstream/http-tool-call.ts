@@ -51,6 +51,11 @@ function eventData(block: string): string {
   return data ?? "";
 }
 
+function eventMessage(block: string): RpcAnswer | undefined {
+  const data = eventData(block);
+  return data === "" ? undefined : (JSON.parse(data) as RpcAnswer);
+}
+
 /**
  * The JSON-RPC answer with this id in an SSE body (skipping priming events and notifications).
  * Events are cut at blank lines by indexOf, and only an event whose text holds the id is parsed:
@@ -64,13 +69,8 @@ export function answerFromSse(text: string, id: string): RpcAnswer | undefined {
     const m = BLANK_LINE.exec(text);
     const end = m ? m.index : text.length;
     const next = m ? m.index + m[0].length : text.length;
-    if (text.lastIndexOf(quoted, end) >= start) {
-      const data = eventData(text.slice(start, end));
-      if (data !== "") {
-        const msg = JSON.parse(data) as RpcAnswer;
-        if (msg.id === id) return msg;
-      }
-    }
+    const msg = text.lastIndexOf(quoted, end) >= start ? eventMessage(text.slice(start, end)) : undefined;
+    if (msg?.id === id) return msg;
     start = next;
   }
   return undefined;
