@@ -2,11 +2,13 @@
  * One keep-alive socket. Its listeners are attached once, for the socket's whole life (so an
  * 'error' never goes unhandled), and it carries one exchange at a time: write the request
  * in one `socket.write`, parse the response, hand the socket back to the pool once the
- * response is complete and the request fully written. One timer serves, in turn, the
+ * response is complete and the request fully written. One deadline (deadlines.ts) serves, in turn, the
  * connect, headers, body and idle timeouts.
  */
 import type { Socket } from "node:net";
 
+import type { Expiring } from "./deadlines.js";
+import { deadlineIn, unwatch, watch } from "./deadlines.js";
 import type { AbortTarget, Exchange } from "./exchange.js";
 import { closedEarly, ParseError, timeoutError, upstreamError } from "./failures.js";
 import type { ResponseHead } from "./head.js";
@@ -37,7 +39,7 @@ const T_BODY = 3;
 const T_IDLE = 4;
 const TIMER_NAMES = ["", "connect", "headers", "body", "idle"] as const;
 
-export class Connection implements ParserEvents, BodySource, AbortTarget {
+export class Connection implements ParserEvents, BodySource, AbortTarget, Expiring {
   private readonly parser: ResponseParser;
   private exchange: Exchange | undefined;
   private response: Response | undefined;
@@ -46,7 +48,8 @@ export class Connection implements ParserEvents, BodySource, AbortTarget {
   private written = false;
   private completed = false;
   private idleMs: number;
-  private timer: NodeJS.Timeout | undefined;
+  /** When the running timeout (timerKind) is due, 0 when none runs; checked by deadlines.ts. */
+  deadline = 0;
   private timerKind = T_NONE;
   private timerMs = 0;
 
@@ -63,6 +66,7 @@ export class Connection implements ParserEvents, BodySource, AbortTarget {
     socket.on("end", () => this.onEnd());
     socket.on("error", (error: Error) => this.onError(error));
     socket.on("close", () => this.onClose());
+    watch(this);
     this.startTimer(T_CONNECT, pool.connectTimeoutMs);
   }
 
@@ -148,7 +152,7 @@ export class Connection implements ParserEvents, BodySource, AbortTarget {
       this.socket.destroy(); // bytes nobody asked for: the socket cannot be trusted
       return;
     }
-    if (this.timerKind === T_BODY) this.timer?.refresh();
+    if (this.timerKind === T_BODY) this.deadline = deadlineIn(this.timerMs);
     let extra: number;
     try {
       extra = this.parser.execute(chunk);
@@ -178,6 +182,7 @@ export class Connection implements ParserEvents, BodySource, AbortTarget {
     this.exchange = undefined;
     this.response = undefined;
     this.clearTimer();
+    unwatch(this);
     this.pool.gone(this);
   }
 
@@ -187,13 +192,13 @@ export class Connection implements ParserEvents, BodySource, AbortTarget {
     if (this.completed && this.exchange) this.finish();
   };
 
-  private readonly onTimer = (): void => {
+  expire(): void {
     const kind = this.timerKind;
-    this.timer = undefined;
+    this.deadline = 0;
     this.timerKind = T_NONE;
     if (kind === T_IDLE) this.socket.destroy();
     else this.fail(timeoutError(this.pool.where, TIMER_NAMES[kind] ?? "", this.timerMs));
-  };
+  }
 
   // helpers
 
@@ -233,12 +238,11 @@ export class Connection implements ParserEvents, BodySource, AbortTarget {
     this.clearTimer();
     this.timerKind = kind;
     this.timerMs = ms;
-    this.timer = setTimeout(this.onTimer, ms);
+    this.deadline = deadlineIn(ms);
   }
 
   private clearTimer(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.deadline = 0;
     this.timerKind = T_NONE;
   }
 }
