@@ -7,7 +7,7 @@ import { join } from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { H1Pool } from "./index.js";
+import { H1Pool } from "../src/h1client/index.js";
 
 describe("https origins", () => {
   let dir = "";

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 
-import { H1Pool } from "./index.js";
-import type { TestServer } from "./testing.js";
-import { httpServer, rawServer, sleep, until } from "./testing.js";
+import { H1Pool } from "../src/h1client/index.js";
+import type { TestServer } from "./fixtures/h1-servers.js";
+import { httpServer, rawServer, sleep, until } from "./fixtures/h1-servers.js";
 
 let server: TestServer | undefined;
 let pool: H1Pool | undefined;

@@ -2,10 +2,10 @@ import type { Socket } from "node:net";
 
 import { afterEach, describe, expect, it } from "vitest";
 
-import { GatewayError } from "../errors.js";
-import { H1Pool } from "./index.js";
-import type { TestServer } from "./testing.js";
-import { httpServer, rawServer, sleep } from "./testing.js";
+import { GatewayError } from "../src/errors.js";
+import { H1Pool } from "../src/h1client/index.js";
+import type { TestServer } from "./fixtures/h1-servers.js";
+import { httpServer, rawServer, sleep } from "./fixtures/h1-servers.js";
 
 let server: TestServer | undefined;
 let pool: H1Pool | undefined;
