@@ -161,8 +161,10 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   app.addHook("onRoute", (route: RouteOptions) => {
     route.bodyLimit ??= bodyLimitFor(route.url, config);
   });
-  app.addHook("onRequest", async (request, reply) => {
+  // Callback style: an async hook costs a promise on every request.
+  app.addHook("onRequest", (request, reply, done) => {
     void reply.header("x-request-id", request.id);
+    done();
   });
   // Once closing, responses to requests still in flight say `Connection: close`, so their
   // keep-alive sockets end with them instead of holding the close open until they time out.
