@@ -223,12 +223,13 @@ export function findExecutable(name: string): string | undefined {
 
 /**
  * `test` when `tool` is installed. Missing: in CI (`CI=true`) the test still runs and fails on
- * `requireExecutable`; locally it is skipped with the reason printed.
+ * `requireExecutable`; locally it is skipped, and the test's name says why.
  */
-export function testWithTool(tool: string): ReturnType<typeof test.skipIf> {
+export function testWithTool(tool: string): (name: string, fn: () => Promise<void>, timeout?: number) => void {
   const skip = findExecutable(tool) === undefined && process.env.CI !== "true";
   if (skip) console.warn(`skipping ${tool} tests: ${tool} is not installed (apt-get install -y prometheus)`);
-  return test.skipIf(skip);
+  const reason = ` (skipped outside CI when ${tool} is not installed)`;
+  return (name, fn, timeout) => test.skipIf(skip)(`${name}${reason}`, fn, timeout);
 }
 
 export function requireExecutable(name: string): string {
