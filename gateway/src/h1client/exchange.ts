@@ -7,12 +7,17 @@ export interface AbortTarget {
   abort(exchange: Exchange, reason: unknown): void;
 }
 
+function abortExchange(exchange: Exchange): void {
+  exchange.owner.abort(exchange, abortReason(exchange.signal as AbortSignal));
+}
+
 export class Exchange {
   readonly promise: Promise<H1Response>;
   resolve!: (response: H1Response) => void;
   reject!: (error: unknown) => void;
   /** The connection carrying it; the pool while it waits in the queue. */
   owner: AbortTarget;
+  readonly #onAbort: (() => void) | undefined;
 
   constructor(
     /** Head and body, serialised for one `socket.write`. */
@@ -28,16 +33,19 @@ export class Exchange {
       this.resolve = resolve;
       this.reject = reject;
     });
-    // The exchange is its own abort listener (handleEvent), so no closure per request.
-    signal?.addEventListener("abort", this);
-  }
-
-  handleEvent(): void {
-    this.owner.abort(this, abortReason(this.signal as AbortSignal));
+    if (signal) {
+      // A bound function: neither the exchange as a `handleEvent` object (node wraps that in
+      // an async closure) nor an arrow that captures `this`. With either, nearly every
+      // request's objects survived scavenges under load (bench/chat c16 in-thread: 21-32 MB
+      // promoted per 13k requests against 5 MB; young generation grown to 32-64 MB, 2-6 ms
+      // scavenge pauses).
+      this.#onAbort = abortExchange.bind(undefined, this);
+      signal.addEventListener("abort", this.#onAbort);
+    }
   }
 
   /** Stops listening to the signal: the exchange is over. */
   detach(): void {
-    this.signal?.removeEventListener("abort", this);
+    if (this.#onAbort) this.signal?.removeEventListener("abort", this.#onAbort);
   }
 }
