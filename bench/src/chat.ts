@@ -12,7 +12,12 @@
  */
 import { Agent, createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import {
+  isMainThread,
+  parentPort,
+  Worker,
+  workerData,
+} from "node:worker_threads";
 
 import type { ToolRegistry } from "@toolgate/gateway";
 import { createChat, GatewayConfig } from "@toolgate/gateway";
@@ -27,7 +32,18 @@ const COMPLETION = JSON.stringify({
   object: "chat.completion",
   created: 1_700_000_000,
   model: "bench-model",
-  choices: [{ index: 0, message: { role: "assistant", content: "The quick brown fox jumps over the lazy dog. ".repeat(6), refusal: null }, finish_reason: "stop", logprobs: null }],
+  choices: [
+    {
+      index: 0,
+      message: {
+        role: "assistant",
+        content: "The quick brown fox jumps over the lazy dog. ".repeat(6),
+        refusal: null,
+      },
+      finish_reason: "stop",
+      logprobs: null,
+    },
+  ],
   usage: { prompt_tokens: 120, completion_tokens: 60, total_tokens: 180 },
 });
 
@@ -36,9 +52,21 @@ const chunk = (content: string): string =>
 
 const REQUEST = {
   messages: [
-    { role: "system", content: "You are a helpful assistant that answers briefly." },
-    { role: "user", content: "Summarise the plot of a long novel in two sentences, please. ".repeat(4) },
-    { role: "assistant", content: "Certainly. Which novel would you like me to summarise?" },
+    {
+      role: "system",
+      content: "You are a helpful assistant that answers briefly.",
+    },
+    {
+      role: "user",
+      content:
+        "Summarise the plot of a long novel in two sentences, please. ".repeat(
+          4,
+        ),
+    },
+    {
+      role: "assistant",
+      content: "Certainly. Which novel would you like me to summarise?",
+    },
     { role: "user", content: "Any classic will do." },
   ],
   temperature: 0.2,
@@ -51,7 +79,9 @@ async function upstream(): Promise<{ server: Server; port: number }> {
     req.on("end", () => {
       const stream = Buffer.concat(parts).includes('"stream":true');
       if (!stream) {
-        res.writeHead(200, { "content-type": "application/json" }).end(COMPLETION);
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(COMPLETION);
         return;
       }
       res.writeHead(200, { "content-type": "text/event-stream" });
@@ -72,9 +102,18 @@ const noTools: ToolRegistry = {
   onChange: () => () => undefined,
 };
 
-async function toolgate(upstreamPort: number): Promise<{ app: FastifyInstance; port: number }> {
-  const config = GatewayConfig.parse({ providers: { up: { base_url: `http://127.0.0.1:${upstreamPort}/v1` } } });
-  const chat = createChat({ getConfig: () => config, registry: noTools, governance: { resolveCaller: () => ({}) }, logger: pino({ level: "silent" }) });
+async function toolgate(
+  upstreamPort: number,
+): Promise<{ app: FastifyInstance; port: number }> {
+  const config = GatewayConfig.parse({
+    providers: { up: { base_url: `http://127.0.0.1:${upstreamPort}/v1` } },
+  });
+  const chat = createChat({
+    getConfig: () => config,
+    registry: noTools,
+    governance: { resolveCaller: () => ({}) },
+    logger: pino({ level: "silent" }),
+  });
   const app = Fastify();
   await app.register(chat.plugin);
   await app.listen({ host: "127.0.0.1", port: 0 });
@@ -82,23 +121,49 @@ async function toolgate(upstreamPort: number): Promise<{ app: FastifyInstance; p
 }
 
 /** POST a chat request; resolves at the end of the body, or at the first body chunk when `firstChunk`. */
-function poster(port: number, model: string, stream: boolean, concurrency: number): () => Promise<void> {
+function poster(
+  port: number,
+  model: string,
+  stream: boolean,
+  concurrency: number,
+): () => Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  const body = JSON.stringify({ model, ...REQUEST, ...(stream ? { stream: true } : {}) });
+  const body = JSON.stringify({
+    model,
+    ...REQUEST,
+    ...(stream ? { stream: true } : {}),
+  });
   return () =>
     new Promise<void>((resolve, reject) => {
-      const req = request({ host: "127.0.0.1", port, method: "POST", path: "/v1/chat/completions", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
-        if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`));
-        if (stream) res.once("data", () => resolve());
-        else res.on("end", () => resolve());
-        res.resume();
-      });
+      const req = request(
+        {
+          host: "127.0.0.1",
+          port,
+          method: "POST",
+          path: "/v1/chat/completions",
+          agent,
+          headers: {
+            "content-type": "application/json",
+            "content-length": Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          if (res.statusCode !== 200)
+            reject(new Error(`status ${res.statusCode}`));
+          if (stream) res.once("data", () => resolve());
+          else res.on("end", () => resolve());
+          res.resume();
+        },
+      );
       req.on("error", reject);
       req.end(body);
     });
 }
 
-const added = (s: { baseline: Side; toolgate: Side }, key: "p50_ms" | "p99_ms"): number => Math.round((s.toolgate[key] - s.baseline[key]) * 1000) / 1000;
+const added = (
+  s: { baseline: Side; toolgate: Side },
+  key: "p50_ms" | "p99_ms",
+): number => Math.round((s.toolgate[key] - s.baseline[key]) * 1000) / 1000;
 
 interface Role {
   readonly bench: "chat";
@@ -106,7 +171,11 @@ interface Role {
 }
 
 function isRole(v: unknown): v is Role {
-  return typeof v === "object" && v !== null && (v as { bench?: unknown }).bench === "chat";
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    (v as { bench?: unknown }).bench === "chat"
+  );
 }
 
 if (!isMainThread && isRole(workerData)) {
@@ -114,7 +183,9 @@ if (!isMainThread && isRole(workerData)) {
 }
 
 function spawnUpstream(): Promise<{ worker: Worker; port: number }> {
-  const worker = new Worker(new URL(import.meta.url), { workerData: { bench: "chat", role: "upstream" } satisfies Role });
+  const worker = new Worker(new URL(import.meta.url), {
+    workerData: { bench: "chat", role: "upstream" } satisfies Role,
+  });
   return new Promise((resolve, reject) => {
     worker.once("message", (port: number) => resolve({ worker, port }));
     worker.once("error", reject);
@@ -126,20 +197,54 @@ export async function run(): Promise<BenchResult[]> {
   const tg = await toolgate(up.port);
   const out: BenchResult[] = [];
   try {
-    const c1 = await compare(poster(up.port, "m", false, 1), poster(tg.port, "up/m", false, 1), { rounds: 7, perRound: 400, warmup: 500 });
+    const c1 = await compare(
+      poster(up.port, "m", false, 1),
+      poster(tg.port, "up/m", false, 1),
+      { rounds: 7, perRound: 400, warmup: 500 },
+    );
     const c1p99 = added(c1, "p99_ms");
-    out.push(result("chat.c1", c1, "added_p50_ms<=1 && added_p99_ms<=3", (r) => r.added_p50_ms <= 1 && c1p99 <= 3, { added_p99_ms: c1p99 }));
+    out.push(
+      result(
+        "chat.c1",
+        c1,
+        "added_p50_ms<=1 && added_p99_ms<=3",
+        (r) => r.added_p50_ms <= 1 && c1p99 <= 3,
+        { added_p99_ms: c1p99 },
+      ),
+    );
 
-    const c16 = await compare(poster(up.port, "m", false, 16), poster(tg.port, "up/m", false, 16), { rounds: 7, perRound: 1600, warmup: 1600, concurrency: 16 });
+    const c16 = await compare(
+      poster(up.port, "m", false, 16),
+      poster(tg.port, "up/m", false, 16),
+      { rounds: 7, perRound: 1600, warmup: 1600, concurrency: 16 },
+    );
     const c16p99 = added(c16, "p99_ms");
-    out.push(result("chat.c16", c16, "added_p99_ms<=5", () => c16p99 <= 5, { added_p99_ms: c16p99 }));
+    out.push(
+      result("chat.c16", c16, "added_p99_ms<=5", () => c16p99 <= 5, {
+        added_p99_ms: c16p99,
+      }),
+    );
 
-    const ttfc = await compare(poster(up.port, "m", true, 1), poster(tg.port, "up/m", true, 1), { rounds: 7, perRound: 300, warmup: 300 });
-    out.push(result("chat.stream.ttfc", ttfc, "added_p50_ms<=1 (time to first chunk)", (r) => r.added_p50_ms <= 1));
+    const ttfc = await compare(
+      poster(up.port, "m", true, 1),
+      poster(tg.port, "up/m", true, 1),
+      { rounds: 7, perRound: 300, warmup: 300 },
+    );
+    out.push(
+      result(
+        "chat.stream.ttfc",
+        ttfc,
+        "added_p50_ms<=1 (time to first chunk)",
+        (r) => r.added_p50_ms <= 1,
+      ),
+    );
   } finally {
     await tg.app.close();
     await up.worker.terminate();
   }
-  for (const r of out) console.error(`${r.bench}: direct p50 ${r.baseline.p50_ms} ms p99 ${r.baseline.p99_ms} ms | toolgate p50 ${r.toolgate.p50_ms} ms p99 ${r.toolgate.p99_ms} ms | ratio ${r.ratio}`);
+  for (const r of out)
+    console.error(
+      `${r.bench}: direct p50 ${r.baseline.p50_ms} ms p99 ${r.baseline.p99_ms} ms | toolgate p50 ${r.toolgate.p50_ms} ms p99 ${r.toolgate.p99_ms} ms | ratio ${r.ratio}`,
+    );
   return out;
 }

@@ -32,15 +32,25 @@ export interface CompareOptions {
 
 function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  const i = Math.min(
+    sorted.length - 1,
+    Math.max(0, Math.ceil((p / 100) * sorted.length) - 1),
+  );
   return sorted[i] ?? Number.NaN;
 }
 
 export function median(values: readonly number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 50);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 }
 
-async function round(op: () => Promise<unknown>, count: number, concurrency: number): Promise<{ lat: number[]; opsPerS: number }> {
+async function round(
+  op: () => Promise<unknown>,
+  count: number,
+  concurrency: number,
+): Promise<{ lat: number[]; opsPerS: number }> {
   const lat: number[] = [];
   let next = 0;
   const start = performance.now();
@@ -69,12 +79,19 @@ export async function compare(
   const { rounds = 7, perRound = 200, warmup = 100, concurrency = 1 } = opts;
   await round(baseline, warmup, concurrency);
   await round(toolgate, warmup, concurrency);
-  const acc = { b: { p50: [] as number[], p99: [] as number[], ops: [] as number[] }, t: { p50: [] as number[], p99: [] as number[], ops: [] as number[] } };
+  const acc = {
+    b: { p50: [] as number[], p99: [] as number[], ops: [] as number[] },
+    t: { p50: [] as number[], p99: [] as number[], ops: [] as number[] },
+  };
   for (let i = 0; i < rounds; i++) {
     // Alternate which side goes first so drift over time does not favour one.
     const order = i % 2 === 0 ? (["b", "t"] as const) : (["t", "b"] as const);
     for (const side of order) {
-      const r = await round(side === "b" ? baseline : toolgate, perRound, concurrency);
+      const r = await round(
+        side === "b" ? baseline : toolgate,
+        perRound,
+        concurrency,
+      );
       acc[side].p50.push(percentile(r.lat, 50));
       acc[side].p99.push(percentile(r.lat, 99));
       acc[side].ops.push(r.opsPerS);
@@ -93,13 +110,26 @@ export function result(
   bench: string,
   sides: { baseline: Side; toolgate: Side },
   target: string,
-  check: (r: { ratio: number; added_p50_ms: number; baseline: Side; toolgate: Side }) => boolean,
+  check: (r: {
+    ratio: number;
+    added_p50_ms: number;
+    baseline: Side;
+    toolgate: Side;
+  }) => boolean,
   extra: Record<string, unknown> = {},
 ): BenchResult {
   const ratio = r3(sides.toolgate.p50_ms / sides.baseline.p50_ms);
   const added = r3(sides.toolgate.p50_ms - sides.baseline.p50_ms);
   const figures = { ratio, added_p50_ms: added, ...sides };
-  return { bench, ...sides, ratio, added_p50_ms: added, target, pass: check(figures), ...extra };
+  return {
+    bench,
+    ...sides,
+    ratio,
+    added_p50_ms: added,
+    target,
+    pass: check(figures),
+    ...extra,
+  };
 }
 
 export function print(results: readonly BenchResult[]): void {

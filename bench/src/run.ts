@@ -5,7 +5,15 @@
 import type { BenchModule, BenchResult } from "./harness.js";
 import { print } from "./harness.js";
 
-const KNOWN = ["upstream", "mcp", "chat", "state", "telemetry", "starlark", "codemode"] as const;
+const KNOWN = [
+  "upstream",
+  "mcp",
+  "chat",
+  "state",
+  "telemetry",
+  "starlark",
+  "codemode",
+] as const;
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2).filter((a) => !a.startsWith("-"));
@@ -16,7 +24,10 @@ async function main(): Promise<void> {
     try {
       mod = (await import(`./${name}.js`)) as BenchModule;
     } catch (e) {
-      if (names.length > 0) throw new Error(`unknown bench "${name}"; known: ${KNOWN.join(", ")}`, { cause: e });
+      if (names.length > 0)
+        throw new Error(`unknown bench "${name}"; known: ${KNOWN.join(", ")}`, {
+          cause: e,
+        });
       continue; // a bench not written yet is not part of "all"
     }
     const results = await mod.run();

@@ -15,7 +15,13 @@ import { Builtin, execFile, jsonModule, parse } from "@toolgate/starlark";
 import type { BenchResult } from "./harness.js";
 import { median } from "./harness.js";
 
-const OPTIONS = { set: true, while: true, toplevelcontrol: true, globalreassign: true, recursion: true };
+const OPTIONS = {
+  set: true,
+  while: true,
+  toplevelcontrol: true,
+  globalreassign: true,
+  recursion: true,
+};
 const REPS = 5;
 
 const SCRIPTS: Record<string, string> = {
@@ -88,7 +94,11 @@ print(min(times))
 `;
 
 function pythonMs(src: string): number {
-  const r = spawnSync("python3", ["-c", PYTHON_HARNESS], { input: src, encoding: "utf8", timeout: 120_000 });
+  const r = spawnSync("python3", ["-c", PYTHON_HARNESS], {
+    input: src,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
   if (r.status !== 0) throw new Error(`python3 failed: ${r.stderr}`);
   return Number(r.stdout.trim());
 }
@@ -97,7 +107,11 @@ async function starlarkMs(src: string): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < REPS + 2; i++) {
     const t0 = performance.now();
-    await execFile({ source: src, options: OPTIONS, predeclared: { json: jsonModule } });
+    await execFile({
+      source: src,
+      options: OPTIONS,
+      predeclared: { json: jsonModule },
+    });
     if (i > 1) times.push(performance.now() - t0); // the first two runs warm up the JIT
   }
   return Math.min(...times);
@@ -109,7 +123,10 @@ function side(ms: number): { p50_ms: number; p99_ms: number } {
   return { p50_ms: r3(ms), p99_ms: r3(ms) };
 }
 
-async function scriptResults(): Promise<{ results: BenchResult[]; ratios: number[] }> {
+async function scriptResults(): Promise<{
+  results: BenchResult[];
+  ratios: number[];
+}> {
   const results: BenchResult[] = [];
   const ratios: number[] = [];
   for (const [name, src] of Object.entries(SCRIPTS)) {
@@ -163,7 +180,8 @@ async function hostCallResult(): Promise<BenchResult> {
   const bare = async (): Promise<void> => {
     for (let i = 0; i < calls; i++) await resolved();
   };
-  const withInterp = (): Promise<unknown> => execFile({ source: src, options: OPTIONS, predeclared: { ping } });
+  const withInterp = (): Promise<unknown> =>
+    execFile({ source: src, options: OPTIONS, predeclared: { ping } });
   const a: number[] = [];
   const b: number[] = [];
   for (let i = 0; i < 60; i++) {
@@ -189,7 +207,9 @@ async function hostCallResult(): Promise<BenchResult> {
 
 export async function run(): Promise<BenchResult[]> {
   const { results, ratios } = await scriptResults();
-  const geomean = Math.exp(ratios.reduce((s, r) => s + Math.log(r), 0) / ratios.length);
+  const geomean = Math.exp(
+    ratios.reduce((s, r) => s + Math.log(r), 0) / ratios.length,
+  );
   const summary: BenchResult = {
     bench: "starlark.geomean_vs_cpython",
     baseline: side(1),

@@ -16,15 +16,22 @@ import { Redis } from "ioredis";
 
 import type { BenchResult } from "./harness.js";
 import { compare, result } from "./harness.js";
-import { everythingBin, freePort, GATEWAY_MAIN, MCP_HEADERS } from "./processes.js";
+import {
+  everythingBin,
+  freePort,
+  GATEWAY_MAIN,
+  MCP_HEADERS,
+} from "./processes.js";
 
-const REDIS_URL = process.env.TOOLGATE_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+const REDIS_URL =
+  process.env.TOOLGATE_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
 const HEADERS = MCP_HEADERS;
 
-
-
 function startUpstream(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [everythingBin(), "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [everythingBin(), "streamableHttp"], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   return new Promise((resolve, reject) => {
     let seen = "";
     const onData = (chunk: Buffer): void => {
@@ -33,16 +40,28 @@ function startUpstream(port: number): Promise<ChildProcess> {
     };
     child.stdout?.on("data", onData);
     child.stderr?.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`upstream exited with ${code}: ${seen.slice(-2000)}`)));
+    child.once("exit", (code) =>
+      reject(new Error(`upstream exited with ${code}: ${seen.slice(-2000)}`)),
+    );
   });
 }
 
 let counter = 0;
-const body = (): string => JSON.stringify({ jsonrpc: "2.0", id: ++counter, method: "tools/call", params: { name: "everything_echo", arguments: { message: "bench" } } });
+const body = (): string =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: ++counter,
+    method: "tools/call",
+    params: { name: "everything_echo", arguments: { message: "bench" } },
+  });
 
 let errors = 0;
 async function call(url: string): Promise<void> {
-  const res = await fetch(url, { method: "POST", headers: HEADERS, body: body() });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: HEADERS,
+    body: body(),
+  });
   const text = await res.text();
   if (res.status !== 200 || !text.includes("Echo: bench")) errors++;
 }
@@ -50,7 +69,11 @@ async function call(url: string): Promise<void> {
 async function untilEchoes(url: string): Promise<void> {
   for (let i = 0; i < 150; i++) {
     try {
-      const res = await fetch(url, { method: "POST", headers: HEADERS, body: body() });
+      const res = await fetch(url, {
+        method: "POST",
+        headers: HEADERS,
+        body: body(),
+      });
       if ((await res.text()).includes("Echo: bench")) return;
     } catch {
       // not listening yet
@@ -60,7 +83,11 @@ async function untilEchoes(url: string): Promise<void> {
   throw new Error(`the gateway at ${url} never answered everything_echo`);
 }
 
-async function startGateway(upstreamUrl: string, env: Record<string, string>, redisUrl?: string): Promise<{ child: ChildProcess; url: string }> {
+async function startGateway(
+  upstreamUrl: string,
+  env: Record<string, string>,
+  redisUrl?: string,
+): Promise<{ child: ChildProcess; url: string }> {
   const dir = mkdtempSync(join(tmpdir(), "toolgate-bench-state-"));
   const configPath = join(dir, "config.json");
   writeFileSync(
@@ -69,11 +96,25 @@ async function startGateway(upstreamUrl: string, env: Record<string, string>, re
       server: { log_level: "warn" },
       ...(redisUrl ? { state: { redis_url: redisUrl } } : {}),
       // No health checks or report refreshes during the rounds, on either side.
-      mcp: { client_configs: [{ name: "everything", connection_type: "http", connection_string: upstreamUrl, tools_to_execute: ["*"] }], health_monitor_config: { check_interval: "1h" } },
+      mcp: {
+        client_configs: [
+          {
+            name: "everything",
+            connection_type: "http",
+            connection_string: upstreamUrl,
+            tools_to_execute: ["*"],
+          },
+        ],
+        health_monitor_config: { check_interval: "1h" },
+      },
     }),
   );
   const port = await freePort();
-  const child = spawn(process.execPath, [GATEWAY_MAIN, "--config", configPath, "--port", String(port)], { env: { ...process.env, ...env }, stdio: "ignore" });
+  const child = spawn(
+    process.execPath,
+    [GATEWAY_MAIN, "--config", configPath, "--port", String(port)],
+    { env: { ...process.env, ...env }, stdio: "ignore" },
+  );
   const url = `http://127.0.0.1:${port}/mcp`;
   await untilEchoes(url);
   return { child, url };
@@ -84,7 +125,13 @@ async function dropNamespace(namespace: string): Promise<void> {
   try {
     let cursor = "0";
     do {
-      const [next, found] = await admin.scan(cursor, "MATCH", `${namespace}:*`, "COUNT", 1000);
+      const [next, found] = await admin.scan(
+        cursor,
+        "MATCH",
+        `${namespace}:*`,
+        "COUNT",
+        1000,
+      );
       cursor = next;
       if (found.length > 0) await admin.del(...found);
     } while (cursor !== "0");
@@ -104,14 +151,25 @@ export async function runGatewayCall(): Promise<BenchResult[]> {
   try {
     const memory = await startGateway(upstreamUrl, {});
     children.push(memory.child);
-    const redis = await startGateway(upstreamUrl, { TOOLGATE_STATE_NAMESPACE: namespace }, REDIS_URL);
+    const redis = await startGateway(
+      upstreamUrl,
+      { TOOLGATE_STATE_NAMESPACE: namespace },
+      REDIS_URL,
+    );
     children.push(redis.child);
     monitor = await admin.monitor();
     let commands = 0;
     monitor.on("monitor", (_time: string, args: string[]) => {
       // Only this gateway's keys and channels; other users of the shared Redis are not ours.
       // Its runtime-client resync (every 30 s) is periodic, not caused by the calls.
-      if (args.some((a) => a.startsWith(`${namespace}:`) && !a.startsWith(`${namespace}:client:`))) commands++;
+      if (
+        args.some(
+          (a) =>
+            a.startsWith(`${namespace}:`) &&
+            !a.startsWith(`${namespace}:client:`),
+        )
+      )
+        commands++;
     });
     errors = 0;
     const c1 = await compare(
@@ -120,10 +178,16 @@ export async function runGatewayCall(): Promise<BenchResult[]> {
       { rounds: 7, perRound: 300, warmup: 300 },
     );
     return [
-      result("state.gateway.call", c1, "added_p50_ms<=0.3 && redis_commands==0 && errors==0", (r) => r.added_p50_ms <= 0.3 && commands === 0 && errors === 0, {
-        redis_commands: commands,
-        errors,
-      }),
+      result(
+        "state.gateway.call",
+        c1,
+        "added_p50_ms<=0.3 && redis_commands==0 && errors==0",
+        (r) => r.added_p50_ms <= 0.3 && commands === 0 && errors === 0,
+        {
+          redis_commands: commands,
+          errors,
+        },
+      ),
     ];
   } finally {
     monitor?.disconnect();

@@ -12,7 +12,11 @@
  * - state.gateway.call: tools/call through a gateway process on each store (state-call.ts).
  */
 import type { FleetHealth, StateStore, ToolSnapshots } from "@toolgate/gateway";
-import { createFleetHealth, createStateStore, createToolSnapshots } from "@toolgate/gateway";
+import {
+  createFleetHealth,
+  createStateStore,
+  createToolSnapshots,
+} from "@toolgate/gateway";
 import { Redis } from "ioredis";
 import pino from "pino";
 
@@ -21,15 +25,22 @@ import { compare, result } from "./harness.js";
 import { runGatewayCall } from "./state-call.js";
 
 const logger = pino({ level: "silent" });
-const REDIS_URL = process.env.TOOLGATE_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+const REDIS_URL =
+  process.env.TOOLGATE_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
 const CLIENTS = 20;
 const TOOLS_PER_CLIENT = 25;
 
-const tools = (client: number): { name: string; description: string; inputSchema: object }[] =>
+const tools = (
+  client: number,
+): { name: string; description: string; inputSchema: object }[] =>
   Array.from({ length: TOOLS_PER_CLIENT }, (_, i) => ({
     name: `tool_${i}`,
     description: `Tool ${i} of client ${client}`,
-    inputSchema: { type: "object", properties: { q: { type: "string" }, n: { type: "number" } }, required: ["q"] },
+    inputSchema: {
+      type: "object",
+      properties: { q: { type: "string" }, n: { type: "number" } },
+      required: ["q"],
+    },
   }));
 
 interface Side {
@@ -38,15 +49,34 @@ interface Side {
   health: FleetHealth;
 }
 
-async function side(redisUrl: string | undefined, namespace: string): Promise<Side> {
-  const store = createStateStore({ redisUrl, logger, namespace, podId: "bench-pod" });
+async function side(
+  redisUrl: string | undefined,
+  namespace: string,
+): Promise<Side> {
+  const store = createStateStore({
+    redisUrl,
+    logger,
+    namespace,
+    podId: "bench-pod",
+  });
   await store.ping();
   const snapshots = createToolSnapshots({ store, podId: "bench-pod", logger });
-  const health = createFleetHealth({ store, podId: "bench-pod", logger, ttlMs: 600_000 });
+  const health = createFleetHealth({
+    store,
+    podId: "bench-pod",
+    logger,
+    ttlMs: 600_000,
+  });
   await Promise.all([snapshots.start(), health.start()]);
   for (let c = 0; c < CLIENTS; c++) {
     await snapshots.publish(`client_${c}`, tools(c));
-    await health.report({ client: `client_${c}`, state: "connected", consecutiveFailures: 0, tools: tools(c).map((t) => t.name), since: new Date().toISOString() });
+    await health.report({
+      client: `client_${c}`,
+      state: "connected",
+      consecutiveFailures: 0,
+      tools: tools(c).map((t) => t.name),
+      since: new Date().toISOString(),
+    });
   }
   return { store, snapshots, health };
 }
@@ -67,7 +97,13 @@ async function cleanup(namespace: string): Promise<void> {
   try {
     let cursor = "0";
     do {
-      const [next, keys] = await admin.scan(cursor, "MATCH", `${namespace}:*`, "COUNT", 1000);
+      const [next, keys] = await admin.scan(
+        cursor,
+        "MATCH",
+        `${namespace}:*`,
+        "COUNT",
+        1000,
+      );
       cursor = next;
       if (keys.length > 0) await admin.del(...keys);
     } while (cursor !== "0");
@@ -82,7 +118,11 @@ export async function run(): Promise<BenchResult[]> {
   const redis = await side(REDIS_URL, namespace);
   try {
     const before = redis.store.stats().commands;
-    const hot = await compare(hotRead(memory), hotRead(redis), { rounds: 7, perRound: 2000, warmup: 500 });
+    const hot = await compare(hotRead(memory), hotRead(redis), {
+      rounds: 7,
+      perRound: 2000,
+      warmup: 500,
+    });
     const hotCommands = redis.store.stats().commands - before;
     const fleet = await compare(
       () => memory.health.fleet(),
@@ -90,20 +130,34 @@ export async function run(): Promise<BenchResult[]> {
       { rounds: 7, perRound: 100, warmup: 30 },
     );
     return [
-      result("state.snapshots.hot", hot, "added_p50_ms<=0.3 && redis_commands==0", (r) => r.added_p50_ms <= 0.3 && hotCommands === 0, {
-        redis_commands: hotCommands,
-        clients: CLIENTS,
-        tools_per_client: TOOLS_PER_CLIENT,
-      }),
-      result("state.health.fleet", fleet, "added_p50_ms<=2", (r) => r.added_p50_ms <= 2, { clients: CLIENTS }),
+      result(
+        "state.snapshots.hot",
+        hot,
+        "added_p50_ms<=0.3 && redis_commands==0",
+        (r) => r.added_p50_ms <= 0.3 && hotCommands === 0,
+        {
+          redis_commands: hotCommands,
+          clients: CLIENTS,
+          tools_per_client: TOOLS_PER_CLIENT,
+        },
+      ),
+      result(
+        "state.health.fleet",
+        fleet,
+        "added_p50_ms<=2",
+        (r) => r.added_p50_ms <= 2,
+        { clients: CLIENTS },
+      ),
       ...(await runGatewayCall()),
     ];
   } finally {
-    await Promise.all([memory, redis].map(async (s) => {
-      await s.snapshots.close();
-      await s.health.close();
-      await s.store.close();
-    }));
+    await Promise.all(
+      [memory, redis].map(async (s) => {
+        await s.snapshots.close();
+        await s.health.close();
+        await s.store.close();
+      }),
+    );
     await cleanup(namespace);
   }
 }

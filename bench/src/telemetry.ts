@@ -5,7 +5,12 @@
  * requests in flight, interleaved rounds. Target: the plugin costs at most 5% of throughput.
  */
 import { Agent, request } from "node:http";
-import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import {
+  isMainThread,
+  parentPort,
+  Worker,
+  workerData,
+} from "node:worker_threads";
 
 import { createTelemetry } from "@toolgate/gateway";
 import Fastify, { type FastifyInstance } from "fastify";
@@ -22,20 +27,30 @@ interface Role {
 }
 
 function isRole(v: unknown): v is Role {
-  return typeof v === "object" && v !== null && (v as { bench?: unknown }).bench === "telemetry";
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    (v as { bench?: unknown }).bench === "telemetry"
+  );
 }
 
 async function serve(withMetrics: boolean): Promise<number> {
   const app = Fastify();
   if (withMetrics) {
-    const telemetry = createTelemetry({ customLabels: ["team"], logger: pino({ level: "silent" }) });
+    const telemetry = createTelemetry({
+      customLabels: ["team"],
+      logger: pino({ level: "silent" }),
+    });
     await app.register(telemetry.httpMetricsPlugin);
     await app.register(telemetry.metricsRoute());
   }
-  app.get("/items/:id", (req, reply) => reply.send({ id: (req.params as { id: string }).id, ok: true }));
+  app.get("/items/:id", (req, reply) =>
+    reply.send({ id: (req.params as { id: string }).id, ok: true }),
+  );
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();
-  if (address === null || typeof address === "string") throw new Error("no port");
+  if (address === null || typeof address === "string")
+    throw new Error("no port");
   return address.port;
 }
 
@@ -72,13 +87,20 @@ async function injectApp(withMetrics: boolean): Promise<FastifyInstance> {
  * CPU microseconds per request through fastify.inject with and without the plugin (interleaved,
  * medians of 7 rounds): a diagnostic that a loaded machine moves less than throughput.
  */
-async function cpuPerRequest(): Promise<{ baseline: number; toolgate: number }> {
+async function cpuPerRequest(): Promise<{
+  baseline: number;
+  toolgate: number;
+}> {
   const apps = [await injectApp(false), await injectApp(true)] as const;
   const n = 5000;
   const time = async (app: FastifyInstance): Promise<number> => {
     const start = process.cpuUsage();
     for (let i = 0; i < n; i++)
-      await app.inject({ method: "GET", url: `/items/${i % 100}`, headers: { "x-bf-prom-team": "bench" } });
+      await app.inject({
+        method: "GET",
+        url: `/items/${i % 100}`,
+        headers: { "x-bf-prom-team": "bench" },
+      });
     const used = process.cpuUsage(start);
     return (used.user + used.system) / n;
   };
@@ -86,7 +108,8 @@ async function cpuPerRequest(): Promise<{ baseline: number; toolgate: number }> 
   await time(apps[1]);
   const rounds: [number[], number[]] = [[], []];
   for (let r = 0; r < 7; r++) {
-    for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) rounds[i as 0 | 1].push(await time(apps[i as 0 | 1]));
+    for (const i of r % 2 === 0 ? [0, 1] : [1, 0])
+      rounds[i as 0 | 1].push(await time(apps[i as 0 | 1]));
   }
   await Promise.all(apps.map((a) => a.close()));
   const r2 = (x: number): number => Math.round(x * 100) / 100;
@@ -109,7 +132,9 @@ function client(port: number): () => Promise<void> {
         (res) => {
           res.resume();
           res.on("end", () =>
-            res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`)),
+            res.statusCode === 200
+              ? resolve()
+              : reject(new Error(`status ${res.statusCode}`)),
           );
         },
       );

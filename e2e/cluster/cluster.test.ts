@@ -19,10 +19,16 @@ import { CONFIG_KEY } from "../../operator/src/render/children.js";
 import { MemoryStatusSource } from "../../operator/src/status/status-source.js";
 import { eventually } from "../../operator/test/helpers.js";
 import { kubectl } from "../../operator/test/kubectl.js";
-import { CRDS_DIR, invalidExamples, MANIFESTS_DIR } from "../../operator/test/manifests.js";
+import {
+  CRDS_DIR,
+  invalidExamples,
+  MANIFESTS_DIR,
+} from "../../operator/test/manifests.js";
 
 const kubeconfig = process.env.KUBECONFIG;
-const reason = kubeconfig ? "" : " (skipped: KUBECONFIG is not set, so there is no cluster to run against)";
+const reason = kubeconfig
+  ? ""
+  : " (skipped: KUBECONFIG is not set, so there is no cluster to run against)";
 if (!kubeconfig) console.info(`e2e/cluster:${reason}`);
 
 const NS = `toolgate-e2e-${randomBytes(3).toString("hex")}`;
@@ -31,7 +37,10 @@ const WAIT_MS = 60_000;
 
 async function k(...args: string[]): Promise<string> {
   const r = await kubectl(args, { KUBECONFIG: kubeconfig ?? "" });
-  if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} failed (${r.code}): ${r.stderr}`);
+  if (r.code !== 0)
+    throw new Error(
+      `kubectl ${args.join(" ")} failed (${r.code}): ${r.stderr}`,
+    );
   return r.stdout;
 }
 
@@ -45,7 +54,9 @@ async function renderedClients(): Promise<string[]> {
     "-o",
     `jsonpath={.data.${CONFIG_KEY.replace(".", "\\.")}}`,
   );
-  const cfg = JSON.parse(text) as { mcp: { client_configs: { name: string }[] } };
+  const cfg = JSON.parse(text) as {
+    mcp: { client_configs: { name: string }[] };
+  };
   return cfg.mcp.client_configs.map((c) => c.name);
 }
 
@@ -89,43 +100,65 @@ describe.skipIf(!kubeconfig)(`operator against a real cluster${reason}`, () => {
 
   afterAll(async () => {
     await Promise.all(operators.map((o) => o.stop()));
-    await kubectl(["delete", "namespace", NS, "--wait=false"], { KUBECONFIG: kubeconfig ?? "" });
+    await kubectl(["delete", "namespace", NS, "--wait=false"], {
+      KUBECONFIG: kubeconfig ?? "",
+    });
   });
 
-  it.each(invalidExamples().map((e) => [e.file.split("/").at(-1) ?? e.file, e.expect, e.file] as const))(
-    "the API server refuses invalid/%s (%s)",
-    async (_name, fragment, file) => {
-      const r = await kubectl(["apply", "-n", NS, "-f", file], { KUBECONFIG: kubeconfig ?? "" });
-      expect(r.code).not.toBe(0);
-      expect(r.stderr).toContain(fragment);
-    },
-  );
+  it.each(
+    invalidExamples().map(
+      (e) => [e.file.split("/").at(-1) ?? e.file, e.expect, e.file] as const,
+    ),
+  )("the API server refuses invalid/%s (%s)", async (_name, fragment, file) => {
+    const r = await kubectl(["apply", "-n", NS, "-f", file], {
+      KUBECONFIG: kubeconfig ?? "",
+    });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(fragment);
+  });
 
   it("serves the applied manifests and explains the invalid ones in status", async () => {
     await k("apply", "-n", NS, "-f", MANIFESTS_DIR);
     startOperator("e2e-first");
     await eventually(
-      async () => expect(await renderedClients()).toEqual(["docs", "everything", "web_search"]),
+      async () =>
+        expect(await renderedClients()).toEqual([
+          "docs",
+          "everything",
+          "web_search",
+        ]),
       WAIT_MS,
     );
     await eventually(
       async () =>
         expect(
-          await jsonpath("mcpclient", "needs-secret", '{.status.conditions[?(@.type=="Ready")].reason}'),
+          await jsonpath(
+            "mcpclient",
+            "needs-secret",
+            '{.status.conditions[?(@.type=="Ready")].reason}',
+          ),
         ).toBe("SecretNotFound"),
       WAIT_MS,
     );
     await eventually(
       async () =>
-        expect(await jsonpath("mcpclient", "api.v2", '{.status.conditions[?(@.type=="Ready")].reason}')).toBe(
-          "InvalidName",
-        ),
+        expect(
+          await jsonpath(
+            "mcpclient",
+            "api.v2",
+            '{.status.conditions[?(@.type=="Ready")].reason}',
+          ),
+        ).toBe("InvalidName"),
       WAIT_MS,
     );
     await eventually(
       async () =>
         expect(
-          await jsonpath("virtualkey", "team-a", '{.status.conditions[?(@.type=="Ready")].status}'),
+          await jsonpath(
+            "virtualkey",
+            "team-a",
+            '{.status.conditions[?(@.type=="Ready")].status}',
+          ),
         ).toBe("True"),
       WAIT_MS,
     );
@@ -146,15 +179,40 @@ describe.skipIf(!kubeconfig)(`operator against a real cluster${reason}`, () => {
       '{"spec":{"connectionString":"https://changed.example.com/mcp"}}',
     );
     await eventually(async () => {
-      const text = await k("get", "configmap", GW, "-n", NS, "-o", `jsonpath={.data.config\\.json}`);
+      const text = await k(
+        "get",
+        "configmap",
+        GW,
+        "-n",
+        NS,
+        "-o",
+        `jsonpath={.data.config\\.json}`,
+      );
       expect(text).toContain("https://changed.example.com/mcp");
     }, WAIT_MS);
     await eventually(
-      async () => expect(await jsonpath("mcpclient", "web-search", "{.status.observedGeneration}")).toBe("2"),
+      async () =>
+        expect(
+          await jsonpath(
+            "mcpclient",
+            "web-search",
+            "{.status.observedGeneration}",
+          ),
+        ).toBe("2"),
       WAIT_MS,
     );
-    await k("delete", "-n", NS, "-f", join(MANIFESTS_DIR, "21-mcpclient-everything.yaml"));
-    await eventually(async () => expect(await renderedClients()).toEqual(["docs", "web_search"]), WAIT_MS);
+    await k(
+      "delete",
+      "-n",
+      NS,
+      "-f",
+      join(MANIFESTS_DIR, "21-mcpclient-everything.yaml"),
+    );
+    await eventually(
+      async () =>
+        expect(await renderedClients()).toEqual(["docs", "web_search"]),
+      WAIT_MS,
+    );
   });
 
   it("keeps one leader among two operator instances and hands over when it stops", async () => {
@@ -162,12 +220,29 @@ describe.skipIf(!kubeconfig)(`operator against a real cluster${reason}`, () => {
     const second = startOperator("e2e-second");
     await eventually(() => expect(first?.isLeader).toBe(true), WAIT_MS);
     expect(second.isLeader).toBe(false);
-    expect(await jsonpath("lease", "toolgate-operator-e2e", "{.spec.holderIdentity}")).toBe("e2e-first");
+    expect(
+      await jsonpath(
+        "lease",
+        "toolgate-operator-e2e",
+        "{.spec.holderIdentity}",
+      ),
+    ).toBe("e2e-first");
     await first?.stop();
     await eventually(() => expect(second.isLeader).toBe(true), WAIT_MS);
-    await k("apply", "-n", NS, "-f", join(MANIFESTS_DIR, "21-mcpclient-everything.yaml"));
+    await k(
+      "apply",
+      "-n",
+      NS,
+      "-f",
+      join(MANIFESTS_DIR, "21-mcpclient-everything.yaml"),
+    );
     await eventually(
-      async () => expect(await renderedClients()).toEqual(["docs", "everything", "web_search"]),
+      async () =>
+        expect(await renderedClients()).toEqual([
+          "docs",
+          "everything",
+          "web_search",
+        ]),
       WAIT_MS,
     );
   });

@@ -10,7 +10,11 @@
  * `bodyLimit` keeps it.
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from "node:http";
 import { createRequire } from "node:module";
 
 import Fastify, {
@@ -37,7 +41,9 @@ export interface AppPlugin {
 export interface AppDeps {
   readonly logger: Logger;
   /** Client states for /health; absent: no clients are reported. */
-  readonly upstream?: { list(): readonly Pick<ClientStatus, "name" | "state">[] };
+  readonly upstream?: {
+    list(): readonly Pick<ClientStatus, "name" | "state">[];
+  };
   /** /ready answers 200 only while this resolves; absent: ready as soon as the app is built. */
   readonly state?: { ping(): Promise<void> };
   /** Registered in order after the core routes (e.g. metrics hooks first, then /mcp, /api, /v1, /metrics). */
@@ -59,11 +65,15 @@ declare module "fastify" {
 }
 
 export function requestId(header: string | string[] | undefined): string {
-  return typeof header === "string" && SANE_REQUEST_ID.test(header) ? header : randomUUID();
+  return typeof header === "string" && SANE_REQUEST_ID.test(header)
+    ? header
+    : randomUUID();
 }
 
 export function gatewayVersion(): string {
-  const pkg = createRequire(import.meta.url)("../package.json") as { version?: string };
+  const pkg = createRequire(import.meta.url)("../package.json") as {
+    version?: string;
+  };
   return pkg.version ?? "0.0.0";
 }
 
@@ -71,7 +81,10 @@ const MCP_PREFIXES = ["/mcp", "/v1/"];
 
 export function bodyLimitFor(url: string, config: GatewayConfig): number {
   const large = MCP_PREFIXES.some(
-    (p) => url === p || url.startsWith(p.endsWith("/") ? p : `${p}/`) || url.startsWith(`${p}?`),
+    (p) =>
+      url === p ||
+      url.startsWith(p.endsWith("/") ? p : `${p}/`) ||
+      url.startsWith(`${p}?`),
   );
   return large ? config.server.body_limit_mcp : config.server.body_limit_api;
 }
@@ -100,7 +113,10 @@ const READY_RESPONSE = {
 function withTimeout(p: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    timer = setTimeout(
+      () => reject(new Error(`no answer within ${ms} ms`)),
+      ms,
+    );
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
@@ -113,21 +129,32 @@ function registerHealth(app: FastifyInstance, deps: AppDeps): void {
     const clients: Record<string, ClientState> = {};
     for (const c of deps.upstream?.list() ?? []) clients[c.name] = c.state;
     // Liveness stays 200 while the process serves; a client being down is "degraded", not dead.
-    const status = Object.values(clients).every((s) => s === "connected") ? "ok" : "degraded";
-    return { status, version, uptime_s: Math.round((performance.now() - started) / 100) / 10, clients };
+    const status = Object.values(clients).every((s) => s === "connected")
+      ? "ok"
+      : "degraded";
+    return {
+      status,
+      version,
+      uptime_s: Math.round((performance.now() - started) / 100) / 10,
+      clients,
+    };
   });
   app.get(
     "/ready",
-    { schema: { response: { 200: READY_RESPONSE, 503: READY_RESPONSE } }, logLevel: "warn" },
+    {
+      schema: { response: { 200: READY_RESPONSE, 503: READY_RESPONSE } },
+      logLevel: "warn",
+    },
     async (_request, reply) => {
       if (!deps.state) return { status: "ready" };
       try {
         await withTimeout(deps.state.ping(), deps.readyTimeoutMs ?? 2000);
         return { status: "ready" };
       } catch (e) {
-        return reply
-          .status(503)
-          .send({ status: "not_ready", reason: `state store unavailable: ${(e as Error).message}` });
+        return reply.status(503).send({
+          status: "not_ready",
+          reason: `state store unavailable: ${(e as Error).message}`,
+        });
       }
     },
   );
@@ -136,11 +163,16 @@ function registerHealth(app: FastifyInstance, deps: AppDeps): void {
 /** fastify's own HTTP/1 server defaults (lib/server.js), kept when the app makes the server. */
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
-export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<FastifyInstance> {
+export async function buildApp(
+  config: GatewayConfig,
+  deps: AppDeps,
+): Promise<FastifyInstance> {
   const lanes = new FastLanes(deps.logger, requestId);
   const app = Fastify({
     // The server is made here so the fast lanes (http/fast-lanes.ts) see each request before fastify does.
-    serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
+    serverFactory: (
+      handler: (req: IncomingMessage, res: ServerResponse) => void,
+    ) => {
       const server = createServer(lanes.listener(handler));
       server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
       server.requestTimeout = 0;
@@ -183,6 +215,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   app.setNotFoundHandler(notFoundHandler);
 
   registerHealth(app, deps);
-  for (const { plugin, options } of deps.plugins ?? []) await app.register(plugin, options ?? {});
+  for (const { plugin, options } of deps.plugins ?? [])
+    await app.register(plugin, options ?? {});
   return app;
 }

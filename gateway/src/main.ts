@@ -16,7 +16,12 @@ import { isDeepStrictEqual } from "node:util";
 
 import type { FastifyInstance } from "fastify";
 
-import { applyCliOverrides, type CliArgs, parseCliArgs, USAGE } from "./config/cli-args.js";
+import {
+  applyCliOverrides,
+  type CliArgs,
+  parseCliArgs,
+  USAGE,
+} from "./config/cli-args.js";
 import { defaultConfig } from "./config/defaults.js";
 import { processSecretSource, type SecretSource } from "./config/env.js";
 import { checkEnv, parseConfigText } from "./config/load.js";
@@ -43,14 +48,20 @@ interface Loaded {
 }
 
 function loadStartupConfig(args: CliArgs, secrets: SecretSource): Loaded {
-  if (args.configPath === undefined) return { config: applyCliOverrides(defaultConfig(), args) };
+  if (args.configPath === undefined)
+    return { config: applyCliOverrides(defaultConfig(), args) };
   let text: string;
   try {
     text = readFileSync(args.configPath, "utf8");
   } catch (e) {
     const reason =
-      (e as NodeJS.ErrnoException).code === "ENOENT" ? "the file does not exist" : (e as Error).message;
-    throw new Error(`cannot read the config file ${args.configPath}: ${reason}`, { cause: e });
+      (e as NodeJS.ErrnoException).code === "ENOENT"
+        ? "the file does not exist"
+        : (e as Error).message;
+    throw new Error(
+      `cannot read the config file ${args.configPath}: ${reason}`,
+      { cause: e },
+    );
   }
   const config = parseConfigText(text, args.configPath);
   checkEnv(config, args.configPath, secrets);
@@ -71,7 +82,9 @@ function watchForReload(
       onChange: async (next) => {
         const config = applyCliOverrides(next, args);
         if (!isDeepStrictEqual(config.server, current.config.server)) {
-          runtime.logger.warn("server.* changed in the config file; those settings take effect on restart");
+          runtime.logger.warn(
+            "server.* changed in the config file; those settings take effect on restart",
+          );
         }
         const effective = { ...config, server: current.config.server };
         await runtime.reload(effective);
@@ -82,15 +95,24 @@ function watchForReload(
   );
 }
 
-function installShutdown(app: FastifyInstance, runtime: Runtime, watcher: ConfigWatcher | undefined): void {
+function installShutdown(
+  app: FastifyInstance,
+  runtime: Runtime,
+  watcher: ConfigWatcher | undefined,
+): void {
   let stopping = false;
   const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
     if (stopping) {
-      runtime.logger.warn({ signal }, "second signal during shutdown; exiting now");
+      runtime.logger.warn(
+        { signal },
+        "second signal during shutdown; exiting now",
+      );
       process.exit(1);
     }
     stopping = true;
-    const graceMs = durationMs(runtime.getConfig().server.shutdown_grace_period);
+    const graceMs = durationMs(
+      runtime.getConfig().server.shutdown_grace_period,
+    );
     runtime.logger.info(
       { signal, grace_ms: graceMs },
       "shutting down: no new requests; waiting for in-flight ones",
@@ -112,7 +134,9 @@ function installShutdown(app: FastifyInstance, runtime: Runtime, watcher: Config
 }
 
 function readVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+  const pkg = JSON.parse(
+    readFileSync(new URL("../package.json", import.meta.url), "utf8"),
+  ) as {
     version?: string;
   };
   return pkg.version ?? "0.0.0";
@@ -148,11 +172,13 @@ async function main(): Promise<void> {
 
   // The server's modules load only once the command line and the config are known good, so
   // --help and a config mistake answer at once instead of after loading fastify and the SDKs.
-  const [{ buildApp }, { createLogger }, { createRuntime }] = await Promise.all([
-    import("./app.js"),
-    import("./telemetry/logger.js"),
-    import("./runtime.js"),
-  ]);
+  const [{ buildApp }, { createLogger }, { createRuntime }] = await Promise.all(
+    [
+      import("./app.js"),
+      import("./telemetry/logger.js"),
+      import("./runtime.js"),
+    ],
+  );
 
   const logger = createLogger(current.config);
   logger.debug({ config: redact(current.config) }, "configuration");
@@ -168,21 +194,44 @@ async function main(): Promise<void> {
     await app.listen({ host, port });
   } catch (e) {
     await runtime.close();
-    fail(`cannot listen on ${host}:${port}: ${(e as Error).message}`, EXIT_CONFIG);
+    fail(
+      `cannot listen on ${host}:${port}: ${(e as Error).message}`,
+      EXIT_CONFIG,
+    );
   }
   const address = app.server.address();
-  const boundPort = address !== null && typeof address === "object" ? address.port : port;
+  const boundPort =
+    address !== null && typeof address === "object" ? address.port : port;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${boundPort}`;
-  logger.info({ url, config: args.configPath ?? "(embedded default)" }, "toolgate listening");
+  logger.info(
+    { url, config: args.configPath ?? "(embedded default)" },
+    "toolgate listening",
+  );
 
   // Connecting happens after listen, so /health answers at once while clients come up.
-  runtime.start().catch((e: unknown) => logger.error({ err: e }, "starting the runtime (clients, shared state) failed"));
+  runtime
+    .start()
+    .catch((e: unknown) =>
+      logger.error(
+        { err: e },
+        "starting the runtime (clients, shared state) failed",
+      ),
+    );
   const watcher =
-    args.configPath === undefined ? undefined : watchForReload(args.configPath, loaded.text, args, runtime, current);
+    args.configPath === undefined
+      ? undefined
+      : watchForReload(args.configPath, loaded.text, args, runtime, current);
   installShutdown(app, runtime, watcher);
 }
 
 main().catch((e: unknown) => {
   // Expected failures carry a message meant for people; anything else is a bug, and the stack helps.
-  fail(isGatewayError(e) ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e), EXIT_CONFIG);
+  fail(
+    isGatewayError(e)
+      ? e.message
+      : e instanceof Error
+        ? (e.stack ?? e.message)
+        : String(e),
+    EXIT_CONFIG,
+  );
 });

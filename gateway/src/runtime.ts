@@ -12,16 +12,31 @@ import type { Logger } from "pino";
 
 import { clientRoutes } from "./api/client-routes.js";
 import { ClientService } from "./api/client-service.js";
-import { type ClientSectionValue, type ConfigPatch, configRoutes } from "./api/config-routes.js";
+import {
+  type ClientSectionValue,
+  type ConfigPatch,
+  configRoutes,
+} from "./api/config-routes.js";
 import type { AppPlugin } from "./app.js";
 import { type Chat, createChat } from "./chat/index.js";
 import { createCodeMode } from "./codemode/index.js";
-import { processSecretSource, resolveSecret, type SecretSource } from "./config/env.js";
+import {
+  processSecretSource,
+  resolveSecret,
+  type SecretSource,
+} from "./config/env.js";
 import { durationMs, type GatewayConfig } from "./config/schema.js";
 import { createFleetSync, healthInput } from "./fleet/index.js";
-import { createGovernance, type VirtualKeyGovernance } from "./governance/index.js";
+import {
+  createGovernance,
+  type VirtualKeyGovernance,
+} from "./governance/index.js";
 import { adminAuth } from "./http/admin-auth.js";
-import { mcpPlugin, toolHeaderFilter, type VirtualToolSource } from "./mcp/index.js";
+import {
+  mcpPlugin,
+  toolHeaderFilter,
+  type VirtualToolSource,
+} from "./mcp/index.js";
 import { parseToolHeaders } from "./registry/index.js";
 import {
   configuredRedisUrl,
@@ -73,8 +88,10 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-
-export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): Runtime {
+export function createRuntime(
+  initial: GatewayConfig,
+  options: RuntimeOptions,
+): Runtime {
   const { logger } = options;
   const secrets = options.secrets ?? processSecretSource();
   const podId = options.podId ?? resolvePodId(process.env);
@@ -91,12 +108,21 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
     namespace,
     podId,
   });
-  const telemetry = createTelemetry({ customLabels: config.client.prometheus_labels, logger });
+  const telemetry = createTelemetry({
+    customLabels: config.client.prometheus_labels,
+    logger,
+  });
   telemetry.applyConfig(config);
   // A report lives three check intervals (rewritten at every check), as fleet-health.ts
   // advises; it follows the check_interval the pod started with (a reload does not change it).
-  const healthTtlMs = 3 * durationMs(config.mcp.health_monitor_config.check_interval);
-  const fleetHealth = createFleetHealth({ store: state, podId, logger, ttlMs: healthTtlMs });
+  const healthTtlMs =
+    3 * durationMs(config.mcp.health_monitor_config.check_interval);
+  const fleetHealth = createFleetHealth({
+    store: state,
+    podId,
+    logger,
+    ttlMs: healthTtlMs,
+  });
   const fleet = createFleetSync({
     store: state,
     podId,
@@ -119,7 +145,12 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
   const sealer = config.state.encryption_key
     ? createSealer(resolveSecret(config.state.encryption_key, secrets))
     : undefined;
-  const runtimeClients = createRuntimeClients({ store: state, podId, logger, sealer });
+  const runtimeClients = createRuntimeClients({
+    store: state,
+    podId,
+    logger,
+    sealer,
+  });
   const clients = new ClientService({
     upstream,
     repository: runtimeClients,
@@ -151,7 +182,10 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
     fleetHealth
       .report(healthInput(status))
       .catch((err: unknown) =>
-        logger.warn({ err, client: status.name }, "reporting client health to the state store failed"),
+        logger.warn(
+          { err, client: status.name },
+          "reporting client health to the state store failed",
+        ),
       );
   });
 
@@ -161,16 +195,21 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
     ) as Partial<ClientSectionValue>;
     const client: ClientSectionValue = { ...config.client, ...given };
     config = { ...config, client };
-    if (given.prometheus_labels) telemetry.setCustomLabels(client.prometheus_labels);
-    if (patch.drop_excess_requests !== undefined) chat.setDropExcessRequests(patch.drop_excess_requests);
-    if (patch.enforce_governance_header !== undefined) governance.update(config);
+    if (given.prometheus_labels)
+      telemetry.setCustomLabels(client.prometheus_labels);
+    if (patch.drop_excess_requests !== undefined)
+      chat.setDropExcessRequests(patch.drop_excess_requests);
+    if (patch.enforce_governance_header !== undefined)
+      governance.update(config);
     return client;
   };
 
   const mcpOptions = {
     registry: upstream.registry,
     governance: () => governance,
-    headerFilter: toolHeaderFilter((h) => parseToolHeaders(h, upstream.registry.clientNames())),
+    headerFilter: toolHeaderFilter((h) =>
+      parseToolHeaders(h, upstream.registry.clientNames()),
+    ),
     virtual: options.virtualTools ?? codeMode.virtualTools,
     allowedOrigins: () => config.client.allowed_origins,
     bodyLimit: config.server.body_limit_mcp,
@@ -183,8 +222,14 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
     { plugin: telemetry.httpMetricsPlugin },
     { plugin: mcpPlugin, options: mcpOptions },
     { plugin: chat.plugin },
-    { plugin: clientRoutes, options: { service: clients, preHandler: auth, bodyLimit: adminLimit } },
-    { plugin: configRoutes, options: { preHandler: auth, bodyLimit: adminLimit, patchClient } },
+    {
+      plugin: clientRoutes,
+      options: { service: clients, preHandler: auth, bodyLimit: adminLimit },
+    },
+    {
+      plugin: configRoutes,
+      options: { preHandler: auth, bodyLimit: adminLimit, patchClient },
+    },
     { plugin: telemetry.metricsRoute({ preHandler: auth }) },
   ];
 
@@ -212,7 +257,9 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
       governance.update(next);
       config = next;
       telemetry.applyConfig(next);
-      chat.setDropExcessRequests(next.config?.drop_excess_requests ?? next.client.drop_excess_requests);
+      chat.setDropExcessRequests(
+        next.config?.drop_excess_requests ?? next.client.drop_excess_requests,
+      );
       await clients.setFileConfig(next);
     },
     patchClient,
@@ -221,7 +268,12 @@ export function createRuntime(initial: GatewayConfig, options: RuntimeOptions): 
       clients.stop();
       // The fleet sync stops before the connections close, so closing them is not taken for
       // clients being deleted (which would remove their snapshots fleet-wide).
-      await Promise.allSettled([chat.close(), runtimeClients.close(), fleetHealth.close(), fleet.close()]);
+      await Promise.allSettled([
+        chat.close(),
+        runtimeClients.close(),
+        fleetHealth.close(),
+        fleet.close(),
+      ]);
       await upstream.close();
       await state.close();
     },

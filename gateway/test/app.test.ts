@@ -24,7 +24,11 @@ interface LogLine {
 /** Routes that fail in every way a handler can, registered the way feature plugins are. */
 const failing: FastifyPluginAsync = (app) => {
   app.get("/api/gateway-error", () => {
-    throw new GatewayError("TG_ERR_CLIENT_NOT_FOUND", 'no MCP client with id "x"', { id: "x" });
+    throw new GatewayError(
+      "TG_ERR_CLIENT_NOT_FOUND",
+      'no MCP client with id "x"',
+      { id: "x" },
+    );
   });
   app.get("/api/conflict", () => {
     throw new GatewayError("TG_ERR_CLIENT_NAME_TAKEN");
@@ -34,7 +38,9 @@ const failing: FastifyPluginAsync = (app) => {
   });
   app.get("/api/crash-async", async () => {
     await Promise.resolve();
-    throw new TypeError("Cannot read properties of undefined (reading 'secretThing')");
+    throw new TypeError(
+      "Cannot read properties of undefined (reading 'secretThing')",
+    );
   });
   app.post("/api/zod", (request) => {
     z.strictObject({
@@ -49,30 +55,50 @@ const failing: FastifyPluginAsync = (app) => {
       schema: {
         body: {
           type: "object",
-          properties: { name: { type: "string" }, tools: { type: "array", items: { type: "string" } } },
+          properties: {
+            name: { type: "string" },
+            tools: { type: "array", items: { type: "string" } },
+          },
           required: ["name"],
           additionalProperties: false,
         },
-        querystring: { type: "object", properties: { limit: { type: "integer" } } },
+        querystring: {
+          type: "object",
+          properties: { limit: { type: "integer" } },
+        },
       },
     },
     () => ({ ok: true }),
   );
-  app.post("/api/echo", (request) => ({ size: JSON.stringify(request.body).length }));
-  app.post("/mcp", (request) => ({ size: JSON.stringify(request.body).length }));
-  app.post("/v1/chat/completions", (request) => ({ size: JSON.stringify(request.body).length }));
+  app.post("/api/echo", (request) => ({
+    size: JSON.stringify(request.body).length,
+  }));
+  app.post("/mcp", (request) => ({
+    size: JSON.stringify(request.body).length,
+  }));
+  app.post("/v1/chat/completions", (request) => ({
+    size: JSON.stringify(request.body).length,
+  }));
   app.post("/api/own-limit", { bodyLimit: 2048 }, (request) => ({
     size: JSON.stringify(request.body).length,
   }));
-  app.get("/api/admin", { preHandler: adminAuth(() => currentConfig) }, () => ({ ok: true }));
+  app.get("/api/admin", { preHandler: adminAuth(() => currentConfig) }, () => ({
+    ok: true,
+  }));
   return Promise.resolve();
 };
 
 let currentConfig = parseConfig({});
 
-async function build(input: GatewayConfigInput = {}, deps: Partial<Parameters<typeof buildApp>[1]> = {}) {
+async function build(
+  input: GatewayConfigInput = {},
+  deps: Partial<Parameters<typeof buildApp>[1]> = {},
+) {
   const lines: LogLine[] = [];
-  const logger = pino({ level: "debug" }, { write: (s: string) => lines.push(JSON.parse(s) as LogLine) });
+  const logger = pino(
+    { level: "debug" },
+    { write: (s: string) => lines.push(JSON.parse(s) as LogLine) },
+  );
   currentConfig = parseConfig(input);
   const app = await buildApp(currentConfig, {
     logger,
@@ -90,7 +116,12 @@ describe("error envelope", () => {
   test.each<
     [
       string,
-      { method: "GET" | "POST"; url: string; payload?: string; headers?: Record<string, string> },
+      {
+        method: "GET" | "POST";
+        url: string;
+        payload?: string;
+        headers?: Record<string, string>;
+      },
       number,
       object,
     ]
@@ -99,13 +130,20 @@ describe("error envelope", () => {
       "a GatewayError keeps its code, message and details",
       { method: "GET", url: "/api/gateway-error" },
       404,
-      { code: "TG_ERR_CLIENT_NOT_FOUND", message: 'no MCP client with id "x"', details: { id: "x" } },
+      {
+        code: "TG_ERR_CLIENT_NOT_FOUND",
+        message: 'no MCP client with id "x"',
+        details: { id: "x" },
+      },
     ],
     [
       "a conflict is 409",
       { method: "GET", url: "/api/conflict" },
       409,
-      { code: "TG_ERR_CLIENT_NAME_TAKEN", message: "an MCP client with that name exists" },
+      {
+        code: "TG_ERR_CLIENT_NAME_TAKEN",
+        message: "an MCP client with that name exists",
+      },
     ],
     [
       "an unknown route is 404",
@@ -128,7 +166,10 @@ describe("error envelope", () => {
         details: {
           problems: [
             { path: "name", message: "lowercase letters only" },
-            { path: "tools[0]", message: "Invalid input: expected string, received number" },
+            {
+              path: "tools[0]",
+              message: "Invalid input: expected string, received number",
+            },
             { path: "extra", message: "unknown field" },
           ],
         },
@@ -146,7 +187,14 @@ describe("error envelope", () => {
       {
         code: "TG_ERR_VALIDATION",
         message: "the request is invalid",
-        details: { problems: [{ path: "body.name", message: "must have required property 'name'" }] },
+        details: {
+          problems: [
+            {
+              path: "body.name",
+              message: "must have required property 'name'",
+            },
+          ],
+        },
       },
     ],
     [
@@ -160,7 +208,9 @@ describe("error envelope", () => {
       400,
       {
         code: "TG_ERR_VALIDATION",
-        details: { problems: [{ path: "query.limit", message: "must be integer" }] },
+        details: {
+          problems: [{ path: "query.limit", message: "must be integer" }],
+        },
       },
     ],
     [
@@ -172,17 +222,32 @@ describe("error envelope", () => {
         headers: { "content-type": "application/json" },
       },
       400,
-      { code: "TG_ERR_VALIDATION", details: { problems: [{ path: "body.nmae", message: "unknown field" }] } },
+      {
+        code: "TG_ERR_VALIDATION",
+        details: {
+          problems: [{ path: "body.nmae", message: "unknown field" }],
+        },
+      },
     ],
     [
       "malformed JSON is 400",
-      { method: "POST", url: "/api/echo", payload: '{"a":', headers: { "content-type": "application/json" } },
+      {
+        method: "POST",
+        url: "/api/echo",
+        payload: '{"a":',
+        headers: { "content-type": "application/json" },
+      },
       400,
       { code: "TG_ERR_BODY_INVALID_JSON" },
     ],
     [
       "an unsupported content type is 415",
-      { method: "POST", url: "/api/echo", payload: "<a/>", headers: { "content-type": "application/xml" } },
+      {
+        method: "POST",
+        url: "/api/echo",
+        payload: "<a/>",
+        headers: { "content-type": "application/xml" },
+      },
       415,
       { code: "TG_ERR_UNSUPPORTED_MEDIA_TYPE" },
     ],
@@ -217,16 +282,24 @@ describe("error envelope", () => {
     const res = await app.inject(request);
     expect(res.statusCode).toBe(status);
     expect(res.headers["content-type"]).toMatch(/^application\/json/);
-    expect(res.json()).toEqual({ error: expect.objectContaining(error) as unknown });
+    expect(res.json()).toEqual({
+      error: expect.objectContaining(error) as unknown,
+    });
   });
 
   test.each(["/api/crash", "/api/crash-async"])(
     "an unexpected error at %s is a 500 with no internals, logged with the request id",
     async (url) => {
       const { app, lines } = await build();
-      const res = await app.inject({ method: "GET", url, headers: { "x-request-id": "trace-123" } });
+      const res = await app.inject({
+        method: "GET",
+        url,
+        headers: { "x-request-id": "trace-123" },
+      });
       expect(res.statusCode).toBe(500);
-      expect(res.json()).toEqual({ error: { code: "TG_ERR_INTERNAL", message: "internal error" } });
+      expect(res.json()).toEqual({
+        error: { code: "TG_ERR_INTERNAL", message: "internal error" },
+      });
       expect(res.body).not.toMatch(/ECONNREFUSED|hunter2|secretThing|at /);
       const logged = lines.find((l) => l.level === 50);
       expect(logged?.reqId).toBe("trace-123");
@@ -240,30 +313,83 @@ describe("body limits", () => {
     const { app } = await build();
     const body = json(2 * 1024 * 1024);
     const headers = { "content-type": "application/json" };
-    expect((await app.inject({ method: "POST", url: "/mcp", payload: body, headers })).statusCode).toBe(200);
     expect(
-      (await app.inject({ method: "POST", url: "/v1/chat/completions", payload: body, headers })).statusCode,
+      (
+        await app.inject({
+          method: "POST",
+          url: "/mcp",
+          payload: body,
+          headers,
+        })
+      ).statusCode,
     ).toBe(200);
-    expect((await app.inject({ method: "POST", url: "/api/echo", payload: body, headers })).statusCode).toBe(
-      413,
-    );
     expect(
-      (await app.inject({ method: "POST", url: "/mcp", payload: json(5 * 1024 * 1024), headers })).statusCode,
+      (
+        await app.inject({
+          method: "POST",
+          url: "/v1/chat/completions",
+          payload: body,
+          headers,
+        })
+      ).statusCode,
+    ).toBe(200);
+    expect(
+      (
+        await app.inject({
+          method: "POST",
+          url: "/api/echo",
+          payload: body,
+          headers,
+        })
+      ).statusCode,
+    ).toBe(413);
+    expect(
+      (
+        await app.inject({
+          method: "POST",
+          url: "/mcp",
+          payload: json(5 * 1024 * 1024),
+          headers,
+        })
+      ).statusCode,
     ).toBe(413);
   });
 
   test("the limits come from server.body_limit_api and server.body_limit_mcp", async () => {
-    const { app } = await build({ server: { body_limit_api: 2000, body_limit_mcp: 5000 } });
+    const { app } = await build({
+      server: { body_limit_api: 2000, body_limit_mcp: 5000 },
+    });
     const headers = { "content-type": "application/json" };
     expect(
-      (await app.inject({ method: "POST", url: "/api/echo", payload: json(3000), headers })).json(),
+      (
+        await app.inject({
+          method: "POST",
+          url: "/api/echo",
+          payload: json(3000),
+          headers,
+        })
+      ).json(),
     ).toMatchObject({ error: { details: { limit_bytes: 2000 } } });
-    expect((await app.inject({ method: "POST", url: "/mcp", payload: json(3000), headers })).statusCode).toBe(
-      200,
-    );
-    expect((await app.inject({ method: "POST", url: "/mcp", payload: json(6000), headers })).statusCode).toBe(
-      413,
-    );
+    expect(
+      (
+        await app.inject({
+          method: "POST",
+          url: "/mcp",
+          payload: json(3000),
+          headers,
+        })
+      ).statusCode,
+    ).toBe(200);
+    expect(
+      (
+        await app.inject({
+          method: "POST",
+          url: "/mcp",
+          payload: json(6000),
+          headers,
+        })
+      ).statusCode,
+    ).toBe(413);
   });
 });
 
@@ -276,7 +402,9 @@ describe("request ids", () => {
       headers: { "x-request-id": "abc-123.def:9" },
     });
     expect(kept.headers["x-request-id"]).toBe("abc-123.def:9");
-    expect(lines.filter((l) => l.reqId === "abc-123.def:9").map((l) => l.msg)).toEqual([
+    expect(
+      lines.filter((l) => l.reqId === "abc-123.def:9").map((l) => l.msg),
+    ).toEqual([
       "incoming request",
       "an MCP client with that name exists",
       "request completed",
@@ -289,7 +417,9 @@ describe("request ids", () => {
     expect(replaced.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
     const fresh = await app.inject({ method: "GET", url: "/health" });
     expect(fresh.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
-    expect(fresh.headers["x-request-id"]).not.toBe(replaced.headers["x-request-id"]);
+    expect(fresh.headers["x-request-id"]).not.toBe(
+      replaced.headers["x-request-id"],
+    );
   });
 });
 
@@ -322,7 +452,9 @@ describe("/health and /ready", () => {
 
   test("/health is ok with no clients", async () => {
     const { app } = await build();
-    expect((await app.inject({ method: "GET", url: "/health" })).json()).toMatchObject({
+    expect(
+      (await app.inject({ method: "GET", url: "/health" })).json(),
+    ).toMatchObject({
       status: "ok",
       clients: {},
     });
@@ -330,9 +462,16 @@ describe("/health and /ready", () => {
 
   test("/ready is 200 while the state store answers and 503 with the reason when it does not", async () => {
     let up = true;
-    const state = { ping: () => (up ? Promise.resolve() : Promise.reject(new Error("connection refused"))) };
+    const state = {
+      ping: () =>
+        up
+          ? Promise.resolve()
+          : Promise.reject(new Error("connection refused")),
+    };
     const { app } = await build({}, { state });
-    expect((await app.inject({ method: "GET", url: "/ready" })).statusCode).toBe(200);
+    expect(
+      (await app.inject({ method: "GET", url: "/ready" })).statusCode,
+    ).toBe(200);
     up = false;
     const down = await app.inject({ method: "GET", url: "/ready" });
     expect(down.statusCode).toBe(503);
@@ -347,23 +486,44 @@ describe("/health and /ready", () => {
     const { app } = await build({}, { state, readyTimeoutMs: 20 });
     const res = await app.inject({ method: "GET", url: "/ready" });
     expect(res.statusCode).toBe(503);
-    expect(res.json().reason).toBe("state store unavailable: no answer within 20 ms");
+    expect(res.json().reason).toBe(
+      "state store unavailable: no answer within 20 ms",
+    );
   });
 });
 
 describe("admin auth", () => {
-  const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
+  const basic = (user: string, pass: string) =>
+    `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
 
   test("without server.auth, loopback callers pass and others get 403", async () => {
     const { app } = await build();
     expect(
-      (await app.inject({ method: "GET", url: "/api/admin", remoteAddress: "127.0.0.1" })).statusCode,
+      (
+        await app.inject({
+          method: "GET",
+          url: "/api/admin",
+          remoteAddress: "127.0.0.1",
+        })
+      ).statusCode,
     ).toBe(200);
-    expect((await app.inject({ method: "GET", url: "/api/admin", remoteAddress: "::1" })).statusCode).toBe(
-      200,
-    );
     expect(
-      (await app.inject({ method: "GET", url: "/api/admin", remoteAddress: "::ffff:127.0.0.1" })).statusCode,
+      (
+        await app.inject({
+          method: "GET",
+          url: "/api/admin",
+          remoteAddress: "::1",
+        })
+      ).statusCode,
+    ).toBe(200);
+    expect(
+      (
+        await app.inject({
+          method: "GET",
+          url: "/api/admin",
+          remoteAddress: "::ffff:127.0.0.1",
+        })
+      ).statusCode,
     ).toBe(200);
     const remote = await app.inject({
       method: "GET",
@@ -376,7 +536,9 @@ describe("admin auth", () => {
   });
 
   test("with server.auth, HTTP Basic is required from everyone", async () => {
-    const { app } = await build({ server: { auth: { username: "admin", password: "s3cret" } } });
+    const { app } = await build({
+      server: { auth: { username: "admin", password: "s3cret" } },
+    });
     const none = await app.inject({ method: "GET", url: "/api/admin" });
     expect(none.statusCode).toBe(401);
     expect(none.headers["www-authenticate"]).toMatch(/^Basic realm="toolgate"/);
@@ -403,8 +565,13 @@ describe("admin auth", () => {
       ).statusCode,
     ).toBe(401);
     expect(
-      (await app.inject({ method: "GET", url: "/api/admin", headers: { authorization: "Bearer s3cret" } }))
-        .statusCode,
+      (
+        await app.inject({
+          method: "GET",
+          url: "/api/admin",
+          headers: { authorization: "Bearer s3cret" },
+        })
+      ).statusCode,
     ).toBe(401);
     const ok = await app.inject({
       method: "GET",
@@ -419,7 +586,9 @@ describe("admin auth", () => {
     process.env.TOOLGATE_TEST_ADMIN_PW = "a:b:c";
     try {
       const { app } = await build({
-        server: { auth: { username: "admin", password: "env.TOOLGATE_TEST_ADMIN_PW" } },
+        server: {
+          auth: { username: "admin", password: "env.TOOLGATE_TEST_ADMIN_PW" },
+        },
       });
       expect(
         (
@@ -435,7 +604,9 @@ describe("admin auth", () => {
           await app.inject({
             method: "GET",
             url: "/api/admin",
-            headers: { authorization: basic("admin", "env.TOOLGATE_TEST_ADMIN_PW") },
+            headers: {
+              authorization: basic("admin", "env.TOOLGATE_TEST_ADMIN_PW"),
+            },
           })
         ).statusCode,
       ).toBe(401);

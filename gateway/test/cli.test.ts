@@ -2,7 +2,14 @@
  * The `toolgate` process as a user runs it: the built bin, real child processes, real ports.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -15,9 +22,15 @@ const main = join(root, "gateway", "dist", "main.js");
 /** Newest modification time of the TypeScript sources the bin is built from. */
 function newestSource(dir: string): number {
   let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+  for (const entry of readdirSync(dir, {
+    withFileTypes: true,
+    recursive: true,
+  })) {
     if (entry.isFile() && entry.name.endsWith(".ts"))
-      newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+      newest = Math.max(
+        newest,
+        statSync(join(entry.parentPath, entry.name)).mtimeMs,
+      );
   }
   return newest;
 }
@@ -27,12 +40,19 @@ beforeAll(() => {
   const stale =
     !existsSync(main) ||
     statSync(main).mtimeMs <
-      Math.max(newestSource(join(root, "gateway", "src")), newestSource(join(root, "starlark", "src")));
+      Math.max(
+        newestSource(join(root, "gateway", "src")),
+        newestSource(join(root, "starlark", "src")),
+      );
   if (stale) {
     // Another workspace may fail to typecheck mid-change; the gateway's emitted output is what this suite needs.
     spawnSync(
       process.execPath,
-      [join(root, "node_modules", "typescript", "bin", "tsc"), "-b", join(root, "gateway")],
+      [
+        join(root, "node_modules", "typescript", "bin", "tsc"),
+        "-b",
+        join(root, "gateway"),
+      ],
       { cwd: root, stdio: "ignore" },
     );
   }
@@ -48,12 +68,18 @@ interface Running {
 
 const running: ChildProcess[] = [];
 afterEach(() => {
-  for (const c of running.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  for (const c of running.splice(0))
+    if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
 });
 
 const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
   const env = { ...process.env, ...extra };
-  for (const k of ["TOOLGATE_CONFIG", "TOOLGATE_HOST", "TOOLGATE_PORT", "TOOLGATE_REDIS_URL"])
+  for (const k of [
+    "TOOLGATE_CONFIG",
+    "TOOLGATE_HOST",
+    "TOOLGATE_PORT",
+    "TOOLGATE_REDIS_URL",
+  ])
     if (!(k in extra)) delete env[k];
   return env;
 };
@@ -73,7 +99,10 @@ function exitOf(child: ChildProcess): Promise<number | null> {
 }
 
 /** Starts the gateway and resolves with its URL once it logs that it listens. */
-async function start(args: string[], env: Record<string, string> = {}): Promise<Running> {
+async function start(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<Running> {
   const child = run(args, env);
   const exit = exitOf(child);
   let stderr = "";
@@ -84,7 +113,9 @@ async function start(args: string[], env: Record<string, string> = {}): Promise<
       const entry = JSON.parse(line) as { msg?: string; url?: string };
       if (entry.msg === "toolgate listening" && entry.url) resolve(entry.url);
     });
-    void exit.then((code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+    void exit.then((code) =>
+      reject(new Error(`exited with ${code}: ${stderr}`)),
+    );
   });
   return { child, url, stderr: () => stderr, exit };
 }
@@ -128,13 +159,18 @@ function alive(pid: number): boolean {
   }
 }
 
-async function health(
-  url: string,
-): Promise<{ status: number; body: { status: string; clients: Record<string, string>; version: string } }> {
+async function health(url: string): Promise<{
+  status: number;
+  body: { status: string; clients: Record<string, string>; version: string };
+}> {
   const res = await fetch(`${url}/health`);
   return {
     status: res.status,
-    body: (await res.json()) as { status: string; clients: Record<string, string>; version: string },
+    body: (await res.json()) as {
+      status: string;
+      clients: Record<string, string>;
+      version: string;
+    },
   };
 }
 
@@ -176,7 +212,9 @@ describe("toolgate with the embedded default", () => {
   test("--help prints the usage and exits 0", async () => {
     const { code, stdout } = await completed(["--help"]);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^Usage: toolgate \[--config FILE\] \[--host HOST\] \[--port PORT\]/);
+    expect(stdout).toMatch(
+      /^Usage: toolgate \[--config FILE\] \[--host HOST\] \[--port PORT\]/,
+    );
   });
 
   test("an unknown flag exits 2 with the usage and no stack trace", async () => {
@@ -222,7 +260,12 @@ describe("toolgate with a config file", () => {
     const file = tempFile(
       "env.json",
       JSON.stringify({
-        providers: { openai: { base_url: "https://api.openai.com/v1", api_key: "env.TG_CLI_TEST_KEY" } },
+        providers: {
+          openai: {
+            base_url: "https://api.openai.com/v1",
+            api_key: "env.TG_CLI_TEST_KEY",
+          },
+        },
         server: { auth: { username: "a", password: "env.TG_CLI_TEST_PW" } },
       }),
     );
@@ -235,7 +278,9 @@ describe("toolgate with a config file", () => {
   });
 
   test("a missing file is named", async () => {
-    const { code, stderr } = await completed([], { TOOLGATE_CONFIG: "/nonexistent/toolgate.yaml" });
+    const { code, stderr } = await completed([], {
+      TOOLGATE_CONFIG: "/nonexistent/toolgate.yaml",
+    });
     expect(code).toBe(1);
     expect(stderr).toBe(
       "toolgate: cannot read the config file /nonexistent/toolgate.yaml: the file does not exist\n",
@@ -243,13 +288,25 @@ describe("toolgate with a config file", () => {
   });
 
   test("--port overrides TOOLGATE_PORT, which overrides the file; a config change is applied without a restart", async () => {
-    const file = tempFile("toolgate.yaml", "server:\n  port: 1\nmcp:\n  client_configs: []\n");
-    const gw = await start(["--config", file, "--port", "0"], { TOOLGATE_PORT: "1" });
+    const file = tempFile(
+      "toolgate.yaml",
+      "server:\n  port: 1\nmcp:\n  client_configs: []\n",
+    );
+    const gw = await start(["--config", file, "--port", "0"], {
+      TOOLGATE_PORT: "1",
+    });
     expect(new URL(gw.url).port).not.toBe("1");
     expect((await health(gw.url)).body.clients).toEqual({});
 
     const server = JSON.stringify(
-      join(root, "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js"),
+      join(
+        root,
+        "node_modules",
+        "@modelcontextprotocol",
+        "server-memory",
+        "dist",
+        "index.js",
+      ),
     );
     writeFileSync(
       file,

@@ -14,7 +14,10 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 
 import type { GatewayConfigInput } from "../src/config/schema.js";
-import { type RunningGateway, startGatewayApp } from "./fixtures/gateway-app.js";
+import {
+  type RunningGateway,
+  startGatewayApp,
+} from "./fixtures/gateway-app.js";
 import { freePort } from "./fixtures/servers.js";
 
 export const SHARED_REDIS = "redis://127.0.0.1:6379";
@@ -22,21 +25,45 @@ export const SHARED_REDIS = "redis://127.0.0.1:6379";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON from the wire; the assertions check its shape
 export type Json = any;
 
-export const uniqueNamespace = (): string => `tgtest-fleet-${process.pid}-${randomUUID().slice(0, 8)}`;
+export const uniqueNamespace = (): string =>
+  `tgtest-fleet-${process.pid}-${randomUUID().slice(0, 8)}`;
 
-export async function startPod(redisUrl: string, namespace: string, podId: string, config: GatewayConfigInput): Promise<RunningGateway> {
-  const input: GatewayConfigInput = { ...config, state: { ...config.state, redis_url: redisUrl } };
-  return startGatewayApp(input, { podId, secrets: { env: { ...process.env, TOOLGATE_STATE_NAMESPACE: namespace } } });
+export async function startPod(
+  redisUrl: string,
+  namespace: string,
+  podId: string,
+  config: GatewayConfigInput,
+): Promise<RunningGateway> {
+  const input: GatewayConfigInput = {
+    ...config,
+    state: { ...config.state, redis_url: redisUrl },
+  };
+  return startGatewayApp(input, {
+    podId,
+    secrets: { env: { ...process.env, TOOLGATE_STATE_NAMESPACE: namespace } },
+  });
 }
 
 /** Deletes every key of a namespace (SCAN, never KEYS). */
-export async function dropNamespace(redisUrl: string, namespace: string): Promise<void> {
-  const admin = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+export async function dropNamespace(
+  redisUrl: string,
+  namespace: string,
+): Promise<void> {
+  const admin = new Redis(redisUrl, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+  });
   try {
     await admin.connect();
     let cursor = "0";
     do {
-      const [next, found] = await admin.scan(cursor, "MATCH", `${namespace}:*`, "COUNT", 1000);
+      const [next, found] = await admin.scan(
+        cursor,
+        "MATCH",
+        `${namespace}:*`,
+        "COUNT",
+        1000,
+      );
       cursor = next;
       if (found.length > 0) await admin.del(...found);
     } while (cursor !== "0");
@@ -45,11 +72,24 @@ export async function dropNamespace(redisUrl: string, namespace: string): Promis
   }
 }
 
-export async function rpc(base: string, method: string, params?: object, id = 1): Promise<Json> {
+export async function rpc(
+  base: string,
+  method: string,
+  params?: object,
+  id = 1,
+): Promise<Json> {
   const res = await fetch(`${base}/mcp`, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) }),
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method,
+      ...(params ? { params } : {}),
+    }),
   });
   const text = await res.text();
   return { status: res.status, ...(JSON.parse(text) as object) };
@@ -60,7 +100,12 @@ export async function toolNames(base: string): Promise<string[]> {
   return ((r.result?.tools ?? []) as { name: string }[]).map((t) => t.name);
 }
 
-export async function api(base: string, method: string, path: string, body?: object): Promise<{ status: number; json: Json }> {
+export async function api(
+  base: string,
+  method: string,
+  path: string,
+  body?: object,
+): Promise<{ status: number; json: Json }> {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: body ? { "content-type": "application/json" } : {},
@@ -78,8 +123,12 @@ export interface SseStream {
 
 export async function openSse(base: string): Promise<SseStream> {
   const abort = new AbortController();
-  const res = await fetch(`${base}/mcp`, { headers: { accept: "text/event-stream" }, signal: abort.signal });
-  if (res.status !== 200 || !res.body) throw new Error(`GET /mcp answered ${res.status}`);
+  const res = await fetch(`${base}/mcp`, {
+    headers: { accept: "text/event-stream" },
+    signal: abort.signal,
+  });
+  if (res.status !== 200 || !res.body)
+    throw new Error(`GET /mcp answered ${res.status}`);
   const events: string[] = [];
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
@@ -93,7 +142,12 @@ export async function openSse(base: string): Promise<SseStream> {
       while ((idx = buffer.indexOf("\n\n")) >= 0) {
         const frame = buffer.slice(0, idx);
         buffer = buffer.slice(idx + 2);
-        events.push(...frame.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)));
+        events.push(
+          ...frame
+            .split("\n")
+            .filter((l) => l.startsWith("data: "))
+            .map((l) => l.slice(6)),
+        );
       }
     }
   })().catch(() => undefined);
@@ -122,9 +176,26 @@ export async function startOwnRedis(): Promise<OwnRedis> {
   // An fsync-always AOF: what Redis acknowledged survives its kill, so "no acknowledged state
   // lost" tests the gateway (which must never acknowledge what Redis did not), not Redis.
   const launch = async (): Promise<void> => {
-    const c = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", dir], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const c = spawn(
+      "redis-server",
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "yes",
+        "--appendfsync",
+        "always",
+        "--dir",
+        dir,
+      ],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     child = c;
     await new Promise<void>((resolve, reject) => {
       let out = "";
@@ -132,7 +203,9 @@ export async function startOwnRedis(): Promise<OwnRedis> {
         out += d.toString();
         if (out.includes("Ready to accept connections")) resolve();
       });
-      c.once("exit", (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
+      c.once("exit", (code) =>
+        reject(new Error(`redis-server exited (${code}): ${out}`)),
+      );
     });
   };
   const kill = async (): Promise<void> => {

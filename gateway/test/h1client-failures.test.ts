@@ -17,18 +17,32 @@ afterEach(async () => {
   pool = undefined;
 });
 
-function get(p: H1Pool, extra: { signal?: AbortSignal; headersTimeoutMs?: number; bodyTimeoutMs?: number } = {}) {
+function get(
+  p: H1Pool,
+  extra: {
+    signal?: AbortSignal;
+    headersTimeoutMs?: number;
+    bodyTimeoutMs?: number;
+  } = {},
+) {
   return p.request({ method: "GET", path: "/", headers: {}, ...extra });
 }
 
 describe("timeouts", () => {
   it("rejects with TG_ERR_TIMEOUT when the head is later than headersTimeoutMs", async () => {
-    server = await httpServer((_req, res) => setTimeout(() => res.end("late"), 500));
+    server = await httpServer((_req, res) =>
+      setTimeout(() => res.end("late"), 500),
+    );
     pool = new H1Pool(server.origin, { maxSockets: 1 });
     const started = Date.now();
-    const err = await get(pool, { headersTimeoutMs: 50 }).catch((e: unknown) => e);
+    const err = await get(pool, { headersTimeoutMs: 50 }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(GatewayError);
-    expect(err).toMatchObject({ code: "TG_ERR_TIMEOUT", message: `the headers timeout of 50 ms expired waiting for 127.0.0.1:${server.port}` });
+    expect(err).toMatchObject({
+      code: "TG_ERR_TIMEOUT",
+      message: `the headers timeout of 50 ms expired waiting for 127.0.0.1:${server.port}`,
+    });
     expect(Date.now() - started).toBeLessThan(400);
     await until(() => pool!.stats.sockets === 0);
   });
@@ -40,7 +54,10 @@ describe("timeouts", () => {
     });
     pool = new H1Pool(server.origin, { maxSockets: 1 });
     const res = await get(pool, { bodyTimeoutMs: 50 });
-    await expect(res.text()).rejects.toMatchObject({ code: "TG_ERR_TIMEOUT", message: expect.stringContaining("the body timeout of 50 ms") });
+    await expect(res.text()).rejects.toMatchObject({
+      code: "TG_ERR_TIMEOUT",
+      message: expect.stringContaining("the body timeout of 50 ms"),
+    });
   });
 
   it("does not fire the body timeout while bytes keep coming, gaps shorter than the timeout", async () => {
@@ -63,7 +80,9 @@ describe("timeouts", () => {
 
 describe("aborts", () => {
   it("rejects with the signal's reason when aborted before the head, and closes the socket", async () => {
-    server = await httpServer((_req, res) => setTimeout(() => res.end("late"), 1000));
+    server = await httpServer((_req, res) =>
+      setTimeout(() => res.end("late"), 1000),
+    );
     pool = new H1Pool(server.origin, { maxSockets: 1 });
     const controller = new AbortController();
     const pending = get(pool, { signal: controller.signal });
@@ -87,14 +106,18 @@ describe("aborts", () => {
     server = await httpServer((_req, res) => res.end("no"));
     pool = new H1Pool(server.origin, { maxSockets: 1 });
     const reason = new Error("already gone");
-    await expect(get(pool, { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    await expect(get(pool, { signal: AbortSignal.abort(reason) })).rejects.toBe(
+      reason,
+    );
     await sleep(20);
     expect(server.connections()).toBe(0);
     expect(pool.stats.sockets).toBe(0);
   });
 
   it("removes a queued request when it is aborted, and the rest still run", async () => {
-    server = await httpServer((_req, res) => setTimeout(() => res.end("ok"), 30));
+    server = await httpServer((_req, res) =>
+      setTimeout(() => res.end("ok"), 30),
+    );
     pool = new H1Pool(server.origin, { maxSockets: 1 });
     const controller = new AbortController();
     const first = get(pool);
@@ -162,11 +185,20 @@ describe("failures", () => {
   it("rejects the request with TG_ERR_UPSTREAM when the socket closes before the head", async () => {
     server = await rawServer((socket) => socket.end("HTTP/1.1 200 O"));
     pool = new H1Pool(server.origin, { maxSockets: 1 });
-    await expect(get(pool)).rejects.toMatchObject({ code: "TG_ERR_UPSTREAM", message: expect.stringMatching(/closed before the response was complete$/) });
+    await expect(get(pool)).rejects.toMatchObject({
+      code: "TG_ERR_UPSTREAM",
+      message: expect.stringMatching(
+        /closed before the response was complete$/,
+      ),
+    });
   });
 
   it("rejects a chunked body cut short by the server closing", async () => {
-    server = await rawServer((socket) => socket.end("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhel"));
+    server = await rawServer((socket) =>
+      socket.end(
+        "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhel",
+      ),
+    );
     pool = new H1Pool(server.origin, { maxSockets: 1 });
     const res = await get(pool);
     await expect(res.text()).rejects.toMatchObject({ code: "TG_ERR_UPSTREAM" });
@@ -184,7 +216,9 @@ describe("failures", () => {
       message: `the response body from 127.0.0.1:${server.port} is larger than the 1000-byte limit`,
     });
     const big = await get(pool);
-    await expect(big.buffer()).rejects.toMatchObject({ code: "TG_ERR_UPSTREAM" });
+    await expect(big.buffer()).rejects.toMatchObject({
+      code: "TG_ERR_UPSTREAM",
+    });
     expect(server.connections()).toBe(2);
   });
 
@@ -192,28 +226,59 @@ describe("failures", () => {
     server = await httpServer((_req, res) => res.end("x".repeat(5000)));
     pool = new H1Pool(server.origin, { maxSockets: 1, maxBodyBytes: 1000 });
     let total = 0;
-    for await (const chunk of (await get(pool)).stream()) total += (chunk as Buffer).length;
+    for await (const chunk of (await get(pool)).stream())
+      total += (chunk as Buffer).length;
     expect(total).toBe(5000);
   });
 
   const injections: [string, Record<string, string>, string, RegExp][] = [
-    ["a CRLF in a header value", { "x-a": "1\r\nx-evil: 1" }, "/", /request header "x-a" contains CR, LF or NUL/],
-    ["a bare LF in a header value", { "x-a": "1\nx" }, "/", /"x-a" contains CR, LF or NUL/],
-    ["a NUL in a header value", { "x-a": "a\0b" }, "/", /"x-a" contains CR, LF or NUL/],
-    ["a CRLF in a header name", { "x-a\r\nx-evil": "1" }, "/", /request header name "x-a\\r\\nx-evil" is not a valid token/],
+    [
+      "a CRLF in a header value",
+      { "x-a": "1\r\nx-evil: 1" },
+      "/",
+      /request header "x-a" contains CR, LF or NUL/,
+    ],
+    [
+      "a bare LF in a header value",
+      { "x-a": "1\nx" },
+      "/",
+      /"x-a" contains CR, LF or NUL/,
+    ],
+    [
+      "a NUL in a header value",
+      { "x-a": "a\0b" },
+      "/",
+      /"x-a" contains CR, LF or NUL/,
+    ],
+    [
+      "a CRLF in a header name",
+      { "x-a\r\nx-evil": "1" },
+      "/",
+      /request header name "x-a\\r\\nx-evil" is not a valid token/,
+    ],
     ["a space in the path", {}, "/a b", /request path "\/a b"/],
     ["a CRLF in the path", {}, "/a\r\nx: y", /request path/],
   ];
 
-  it.each(injections)("refuses %s with TG_ERR_VALIDATION before connecting", async (_name, headers, path, message) => {
-    server = await httpServer((_req, res) => res.end("should not be reached"));
-    pool = new H1Pool(server.origin, { maxSockets: 1 });
-    const err = await pool.request({ method: "POST", path, headers, body: "{}" }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(GatewayError);
-    expect(err).toMatchObject({ code: "TG_ERR_VALIDATION", message: expect.stringMatching(message) });
-    await sleep(20);
-    expect(server.connections()).toBe(0);
-  });
+  it.each(injections)(
+    "refuses %s with TG_ERR_VALIDATION before connecting",
+    async (_name, headers, path, message) => {
+      server = await httpServer((_req, res) =>
+        res.end("should not be reached"),
+      );
+      pool = new H1Pool(server.origin, { maxSockets: 1 });
+      const err = await pool
+        .request({ method: "POST", path, headers, body: "{}" })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(GatewayError);
+      expect(err).toMatchObject({
+        code: "TG_ERR_VALIDATION",
+        message: expect.stringMatching(message),
+      });
+      await sleep(20);
+      expect(server.connections()).toBe(0);
+    },
+  );
 });
 
 describe("stream()", () => {
@@ -233,10 +298,15 @@ describe("stream()", () => {
     const stream = (await get(pool)).stream();
     const seen: string[] = [];
     for await (const chunk of stream) {
-      seen.push(`${(chunk as Buffer).toString()}|second written: ${secondWritten}`);
+      seen.push(
+        `${(chunk as Buffer).toString()}|second written: ${secondWritten}`,
+      );
       release();
     }
-    expect(seen).toEqual(["chunk 1\n|second written: false", "chunk 2\n|second written: true"]);
+    expect(seen).toEqual([
+      "chunk 1\n|second written: false",
+      "chunk 2\n|second written: true",
+    ]);
     await until(() => pool!.stats.idle === 1);
     expect(server.connections()).toBe(1);
   });
@@ -248,9 +318,12 @@ describe("stream()", () => {
     });
     pool = new H1Pool(server.origin, { maxSockets: 1 });
     let received = "";
-    await pipeline((await get(pool)).stream(), async (source: AsyncIterable<Buffer>) => {
-      for await (const chunk of source) received += chunk.toString();
-    });
+    await pipeline(
+      (await get(pool)).stream(),
+      async (source: AsyncIterable<Buffer>) => {
+        for await (const chunk of source) received += chunk.toString();
+      },
+    );
     expect(received).toBe("a".repeat(100_000) + "b".repeat(100_000));
     expect(await (await get(pool)).text()).toHaveLength(200_000);
     expect(server.connections()).toBe(1);

@@ -22,7 +22,10 @@ async function rawPool(...pieces: (string | Buffer)[]): Promise<H1Pool> {
   return rawPoolWith({}, ...pieces);
 }
 
-async function rawPoolWith(options: { maxHeaderBytes?: number }, ...pieces: (string | Buffer)[]): Promise<H1Pool> {
+async function rawPoolWith(
+  options: { maxHeaderBytes?: number },
+  ...pieces: (string | Buffer)[]
+): Promise<H1Pool> {
   server = await rawServer((socket: Socket) => {
     void (async () => {
       for (const piece of pieces) {
@@ -47,15 +50,33 @@ describe("response framing", () => {
       seen = { ...req.headers, method: req.method, url: req.url };
       req.setEncoding("utf8");
       req.on("data", (c: string) => (body += c));
-      req.on("end", () => res.writeHead(201, { "content-type": "application/json", "x-Mixed-Case": "yes" }).end('{"ok":true}'));
+      req.on("end", () =>
+        res
+          .writeHead(201, {
+            "content-type": "application/json",
+            "x-Mixed-Case": "yes",
+          })
+          .end('{"ok":true}'),
+      );
     });
     pool = new H1Pool(server.origin, { maxSockets: 1 });
-    const res = await pool.request({ method: "POST", path: "/mcp?x=1", headers: { accept: "application/json" }, body: "héllo" });
+    const res = await pool.request({
+      method: "POST",
+      path: "/mcp?x=1",
+      headers: { accept: "application/json" },
+      body: "héllo",
+    });
     expect(res.status).toBe(201);
     expect(res.headers["content-type"]).toBe("application/json");
     expect(res.headers["x-mixed-case"]).toBe("yes");
     expect(await res.text()).toBe('{"ok":true}');
-    expect(seen).toMatchObject({ method: "POST", url: "/mcp?x=1", host: `127.0.0.1:${server.port}`, "content-length": "6", accept: "application/json" });
+    expect(seen).toMatchObject({
+      method: "POST",
+      url: "/mcp?x=1",
+      host: `127.0.0.1:${server.port}`,
+      "content-length": "6",
+      accept: "application/json",
+    });
     expect(body).toBe("héllo");
   });
 
@@ -66,7 +87,12 @@ describe("response framing", () => {
       req.on("end", () => res.end(String(req.headers["content-length"])));
     });
     pool = new H1Pool(server.origin, { maxSockets: 1 });
-    const res = await pool.request({ method: "PUT", path: "/", headers: {}, body: Buffer.from([0, 1, 2, 255]) });
+    const res = await pool.request({
+      method: "PUT",
+      path: "/",
+      headers: {},
+      body: Buffer.from([0, 1, 2, 255]),
+    });
     expect(await res.text()).toBe("4");
     expect([...body]).toEqual([0, 1, 2, 255]);
   });
@@ -96,7 +122,10 @@ describe("response framing", () => {
   it("skips a 103 Early Hints answer and returns the final 200", async () => {
     server = await httpServer((_req, res) => {
       res.writeEarlyHints({ link: "</style.css>; rel=preload" });
-      setTimeout(() => res.writeHead(200, { "content-type": "text/plain" }).end("final"), 10);
+      setTimeout(
+        () => res.writeHead(200, { "content-type": "text/plain" }).end("final"),
+        10,
+      );
     });
     pool = new H1Pool(server.origin, { maxSockets: 1 });
     const res = await get(pool);
@@ -106,7 +135,9 @@ describe("response framing", () => {
   });
 
   it("skips 100 Continue written in the same packet as the final answer", async () => {
-    const p = await rawPool("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
+    const p = await rawPool(
+      "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok",
+    );
     const res = await get(p);
     expect([res.status, await res.text()]).toEqual([200, "ok"]);
   });
@@ -115,15 +146,29 @@ describe("response framing", () => {
     server = await httpServer((req, res) => {
       if (req.url === "/204") res.writeHead(204).end();
       else if (req.url === "/304") res.writeHead(304, { etag: '"x"' }).end();
-      else res.writeHead(200, { "content-type": "text/plain", "content-length": "11" }).end(req.method === "HEAD" ? undefined : "hello world");
+      else
+        res
+          .writeHead(200, {
+            "content-type": "text/plain",
+            "content-length": "11",
+          })
+          .end(req.method === "HEAD" ? undefined : "hello world");
     });
     pool = new H1Pool(server.origin, { maxSockets: 1 });
     const noContent = await get(pool, "/204");
     expect([noContent.status, await noContent.text()]).toEqual([204, ""]);
     const notModified = await get(pool, "/304");
-    expect([notModified.status, notModified.headers.etag, await notModified.text()]).toEqual([304, '"x"', ""]);
+    expect([
+      notModified.status,
+      notModified.headers.etag,
+      await notModified.text(),
+    ]).toEqual([304, '"x"', ""]);
     const head = await pool.request({ method: "HEAD", path: "/", headers: {} });
-    expect([head.status, head.headers["content-length"], await head.text()]).toEqual([200, "11", ""]);
+    expect([
+      head.status,
+      head.headers["content-length"],
+      await head.text(),
+    ]).toEqual([200, "11", ""]);
     expect(await (await get(pool)).text()).toBe("hello world");
     expect(server.connections()).toBe(1);
   });
@@ -133,7 +178,12 @@ describe("response framing", () => {
     const bytes = Buffer.from(text, "utf8");
     // split inside "€" (3 bytes) and inside "😀" (4 bytes)
     const p = await rawPool(
-      Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\ncontent-length: ${bytes.length}\r\n\r\n`), bytes.subarray(0, 4)]),
+      Buffer.concat([
+        Buffer.from(
+          `HTTP/1.1 200 OK\r\ncontent-length: ${bytes.length}\r\n\r\n`,
+        ),
+        bytes.subarray(0, 4),
+      ]),
       bytes.subarray(4, 7),
       bytes.subarray(7),
     );
@@ -141,14 +191,18 @@ describe("response framing", () => {
   });
 
   it("joins repeated response headers with a comma", async () => {
-    const p = await rawPool("HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nx-list: one\r\nset-cookie: b=2\r\nX-List:  two \r\ncontent-length: 0\r\n\r\n");
+    const p = await rawPool(
+      "HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nx-list: one\r\nset-cookie: b=2\r\nX-List:  two \r\ncontent-length: 0\r\n\r\n",
+    );
     const res = await get(p);
     expect(res.headers["set-cookie"]).toBe("a=1, b=2");
     expect(res.headers["x-list"]).toBe("one, two");
   });
 
   it("accepts repeated equal Content-Length values", async () => {
-    const p = await rawPool("HTTP/1.1 200 OK\r\ncontent-length: 3\r\ncontent-length: 3\r\n\r\nabc");
+    const p = await rawPool(
+      "HTTP/1.1 200 OK\r\ncontent-length: 3\r\ncontent-length: 3\r\n\r\nabc",
+    );
     expect(await (await get(p)).text()).toBe("abc");
   });
 
@@ -156,7 +210,11 @@ describe("response framing", () => {
     let n = 0;
     server = await rawServer((socket) => {
       n++;
-      socket.write(n === 1 ? "HTTP/1.0 200 OK\r\ncontent-length: 1\r\n\r\na" : "HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 1\r\n\r\nb");
+      socket.write(
+        n === 1
+          ? "HTTP/1.0 200 OK\r\ncontent-length: 1\r\n\r\na"
+          : "HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 1\r\n\r\nb",
+      );
     });
     pool = new H1Pool(server.origin, { maxSockets: 1 });
     expect(await (await get(pool)).text()).toBe("a");
@@ -165,40 +223,87 @@ describe("response framing", () => {
   });
 
   it("reuses the socket after an HTTP/1.0 answer with connection: keep-alive", async () => {
-    server = await rawServer((socket) => socket.write("HTTP/1.0 200 OK\r\nconnection: keep-alive\r\ncontent-length: 2\r\n\r\nok"));
+    server = await rawServer((socket) =>
+      socket.write(
+        "HTTP/1.0 200 OK\r\nconnection: keep-alive\r\ncontent-length: 2\r\n\r\nok",
+      ),
+    );
     pool = new H1Pool(server.origin, { maxSockets: 1 });
-    for (let i = 0; i < 3; i++) expect(await (await get(pool)).text()).toBe("ok");
+    for (let i = 0; i < 3; i++)
+      expect(await (await get(pool)).text()).toBe("ok");
     expect(server.connections()).toBe(1);
   });
 });
 
 describe("malformed responses", () => {
   const cases: [string, string, RegExp][] = [
-    ["a garbage status line", "HTTP/1.1 OK\r\n\r\n", /^malformed response status line from 127\.0\.0\.1:\d+$/],
-    ["an HTTP/2 status line", "HTTP/2 200 OK\r\n\r\n", /^malformed response status line from /],
-    ["a header line without a colon", "HTTP/1.1 200 OK\r\nbroken\r\n\r\n", /^malformed response header line "broken" from /],
-    ["conflicting Content-Length values", "HTTP/1.1 200 OK\r\ncontent-length: 3\r\ncontent-length: 4\r\n\r\nabc", /^invalid Content-Length "3, 4" in the response from /],
-    ["a negative Content-Length", "HTTP/1.1 200 OK\r\ncontent-length: -1\r\n\r\n", /^invalid Content-Length "-1"/],
-    ["a 101 Switching Protocols", "HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\n\r\n", /^a 101 Switching Protocols answer \(upgrades are not supported\) came from /],
+    [
+      "a garbage status line",
+      "HTTP/1.1 OK\r\n\r\n",
+      /^malformed response status line from 127\.0\.0\.1:\d+$/,
+    ],
+    [
+      "an HTTP/2 status line",
+      "HTTP/2 200 OK\r\n\r\n",
+      /^malformed response status line from /,
+    ],
+    [
+      "a header line without a colon",
+      "HTTP/1.1 200 OK\r\nbroken\r\n\r\n",
+      /^malformed response header line "broken" from /,
+    ],
+    [
+      "conflicting Content-Length values",
+      "HTTP/1.1 200 OK\r\ncontent-length: 3\r\ncontent-length: 4\r\n\r\nabc",
+      /^invalid Content-Length "3, 4" in the response from /,
+    ],
+    [
+      "a negative Content-Length",
+      "HTTP/1.1 200 OK\r\ncontent-length: -1\r\n\r\n",
+      /^invalid Content-Length "-1"/,
+    ],
+    [
+      "a 101 Switching Protocols",
+      "HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\n\r\n",
+      /^a 101 Switching Protocols answer \(upgrades are not supported\) came from /,
+    ],
   ];
 
-  it.each(cases)("rejects %s with TG_ERR_UPSTREAM", async (_name, bytes, message) => {
-    const p = await rawPool(bytes);
-    const err = await get(p).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(GatewayError);
-    expect(err).toMatchObject({ code: "TG_ERR_UPSTREAM", message: expect.stringMatching(message) });
-  });
+  it.each(cases)(
+    "rejects %s with TG_ERR_UPSTREAM",
+    async (_name, bytes, message) => {
+      const p = await rawPool(bytes);
+      const err = await get(p).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(GatewayError);
+      expect(err).toMatchObject({
+        code: "TG_ERR_UPSTREAM",
+        message: expect.stringMatching(message),
+      });
+    },
+  );
 
   it("rejects text() when a chunk size is not hex, after the head was good", async () => {
-    const p = await rawPool("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n");
+    const p = await rawPool(
+      "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n",
+    );
     const res = await get(p);
-    await expect(res.text()).rejects.toMatchObject({ code: "TG_ERR_UPSTREAM", message: expect.stringMatching(/^malformed chunk size "zz" from 127\.0\.0\.1:/) });
+    await expect(res.text()).rejects.toMatchObject({
+      code: "TG_ERR_UPSTREAM",
+      message: expect.stringMatching(
+        /^malformed chunk size "zz" from 127\.0\.0\.1:/,
+      ),
+    });
   });
 
   it("rejects a response head larger than maxHeaderBytes, naming the limit", async () => {
-    server = await rawServer((socket) => socket.write(`HTTP/1.1 200 OK\r\nx-big: ${"a".repeat(5000)}\r\n\r\n`));
+    server = await rawServer((socket) =>
+      socket.write(`HTTP/1.1 200 OK\r\nx-big: ${"a".repeat(5000)}\r\n\r\n`),
+    );
     pool = new H1Pool(server.origin, { maxSockets: 1, maxHeaderBytes: 1024 });
-    await expect(get(pool)).rejects.toMatchObject({ code: "TG_ERR_UPSTREAM", message: expect.stringContaining("larger than the 1024-byte limit") });
+    await expect(get(pool)).rejects.toMatchObject({
+      code: "TG_ERR_UPSTREAM",
+      message: expect.stringContaining("larger than the 1024-byte limit"),
+    });
   });
 
   it("accepts a head just under maxHeaderBytes that arrives in small pieces", async () => {
@@ -206,6 +311,9 @@ describe("malformed responses", () => {
     const pieces = head.match(/[\s\S]{1,100}/g) ?? [];
     const p = await rawPoolWith({ maxHeaderBytes: 1024 }, ...pieces, "ok");
     const res = await get(p);
-    expect([res.headers["x-big"]?.length, await res.text()]).toEqual([950, "ok"]);
+    expect([res.headers["x-big"]?.length, await res.text()]).toEqual([
+      950,
+      "ok",
+    ]);
   });
 });

@@ -23,7 +23,12 @@ describe("keep-alive and the pool", () => {
     server = await httpServer((req, res) => res.end(`answer ${req.url}`));
     pool = new H1Pool(server.origin, { maxSockets: 4 });
     for (let i = 0; i < 20; i++) {
-      const res = await pool.request({ method: "POST", path: `/${i}`, headers: { "content-type": "application/json" }, body: "{}" });
+      const res = await pool.request({
+        method: "POST",
+        path: `/${i}`,
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
       expect(await res.text()).toBe(`answer /${i}`);
     }
     expect(server.connections()).toBe(1);
@@ -31,7 +36,9 @@ describe("keep-alive and the pool", () => {
   });
 
   it("opens a new connection after an answer with connection: close", async () => {
-    server = await httpServer((_req, res) => res.writeHead(200, { connection: "close" }).end("bye"));
+    server = await httpServer((_req, res) =>
+      res.writeHead(200, { connection: "close" }).end("bye"),
+    );
     pool = new H1Pool(server.origin, { maxSockets: 1 });
     expect(await (await get(pool)).text()).toBe("bye");
     expect(await (await get(pool)).text()).toBe("bye");
@@ -63,9 +70,18 @@ describe("keep-alive and the pool", () => {
       }, 20);
     });
     pool = new H1Pool(server.origin, { maxSockets: 2 });
-    const answers = Array.from({ length: 6 }, (_, i) => get(pool!, `/${i}`).then((r) => r.text()));
+    const answers = Array.from({ length: 6 }, (_, i) =>
+      get(pool!, `/${i}`).then((r) => r.text()),
+    );
     expect(pool.stats).toEqual({ sockets: 2, idle: 0, queued: 4 });
-    expect(await Promise.all(answers)).toEqual(["/0", "/1", "/2", "/3", "/4", "/5"]);
+    expect(await Promise.all(answers)).toEqual([
+      "/0",
+      "/1",
+      "/2",
+      "/3",
+      "/4",
+      "/5",
+    ]);
     expect(server.connections()).toBe(2);
     expect(peak).toBe(2);
     expect(pool.stats).toEqual({ sockets: 2, idle: 2, queued: 0 });
@@ -81,7 +97,11 @@ describe("keep-alive and the pool", () => {
   });
 
   it("takes the server's Keep-Alive timeout hint minus one second when it is smaller", async () => {
-    server = await rawServer((socket) => socket.write("HTTP/1.1 200 OK\r\nkeep-alive: timeout=1\r\ncontent-length: 2\r\n\r\nok"));
+    server = await rawServer((socket) =>
+      socket.write(
+        "HTTP/1.1 200 OK\r\nkeep-alive: timeout=1\r\ncontent-length: 2\r\n\r\nok",
+      ),
+    );
     pool = new H1Pool(server.origin, { maxSockets: 1, idleTimeoutMs: 60_000 });
     expect(await (await get(pool)).text()).toBe("ok");
     // 1 s - 1 s = 0: the socket is not kept at all
@@ -108,13 +128,17 @@ describe("keep-alive and the pool", () => {
   });
 
   it("close() waits for requests in flight, then rejects new ones with TG_ERR_SHUTTING_DOWN", async () => {
-    server = await httpServer((_req, res) => setTimeout(() => res.end("late"), 50));
+    server = await httpServer((_req, res) =>
+      setTimeout(() => res.end("late"), 50),
+    );
     pool = new H1Pool(server.origin, { maxSockets: 1 });
     const inFlight = get(pool);
     const queued = get(pool);
     let closed = false;
     const closing = pool.close().then(() => (closed = true));
-    await expect(get(pool)).rejects.toMatchObject({ code: "TG_ERR_SHUTTING_DOWN" });
+    await expect(get(pool)).rejects.toMatchObject({
+      code: "TG_ERR_SHUTTING_DOWN",
+    });
     expect(closed).toBe(false);
     expect(await (await inFlight).text()).toBe("late");
     expect(await (await queued).text()).toBe("late");
@@ -131,12 +155,18 @@ describe("keep-alive and the pool", () => {
     const queued = get(pool);
     await until(() => server!.connections() === 1);
     pool.destroy();
-    await expect(inFlight).rejects.toMatchObject({ code: "TG_ERR_SHUTTING_DOWN" });
-    await expect(queued).rejects.toMatchObject({ code: "TG_ERR_SHUTTING_DOWN" });
+    await expect(inFlight).rejects.toMatchObject({
+      code: "TG_ERR_SHUTTING_DOWN",
+    });
+    await expect(queued).rejects.toMatchObject({
+      code: "TG_ERR_SHUTTING_DOWN",
+    });
   });
 
   it("refuses an origin that is not http: or https:", () => {
-    expect(() => new H1Pool("ftp://example.com", { maxSockets: 1 })).toThrow(/not http: or https:/);
+    expect(() => new H1Pool("ftp://example.com", { maxSockets: 1 })).toThrow(
+      /not http: or https:/,
+    );
   });
 
   it("rejects with the errno message when nothing listens", async () => {
@@ -145,7 +175,12 @@ describe("keep-alive and the pool", () => {
     await server.close();
     server = undefined;
     pool = new H1Pool(origin, { maxSockets: 1 });
-    await expect(get(pool)).rejects.toMatchObject({ code: "TG_ERR_UPSTREAM", message: expect.stringMatching(/^could not connect to 127\.0\.0\.1:\d+: connect ECONNREFUSED/) });
+    await expect(get(pool)).rejects.toMatchObject({
+      code: "TG_ERR_UPSTREAM",
+      message: expect.stringMatching(
+        /^could not connect to 127\.0\.0\.1:\d+: connect ECONNREFUSED/,
+      ),
+    });
     await sleep(1);
   });
 });

@@ -21,14 +21,40 @@ describe("https origins", () => {
     dir = mkdtempSync(join(tmpdir(), "h1client-tls-"));
     const key = join(dir, "key.pem");
     const cert = join(dir, "cert.pem");
-    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost", "-keyout", key, "-out", cert, "-days", "1"], { stdio: "ignore" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        "/CN=localhost",
+        "-addext",
+        "subjectAltName=DNS:localhost",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+        "-days",
+        "1",
+      ],
+      { stdio: "ignore" },
+    );
     ca = readFileSync(cert);
-    server = createServer({ key: readFileSync(key), cert: ca }, (req, res) => res.end(`secure ${req.url} ${req.headers.host}`));
+    server = createServer({ key: readFileSync(key), cert: ca }, (req, res) =>
+      res.end(`secure ${req.url} ${req.headers.host}`),
+    );
     server.on("secureConnection", (socket) => {
       connections++;
-      servernames.push((socket as unknown as { servername: string | false }).servername);
+      servernames.push(
+        (socket as unknown as { servername: string | false }).servername,
+      );
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) =>
+      server.listen(0, "127.0.0.1", resolve),
+    );
     port = (server.address() as AddressInfo).port;
   });
 
@@ -40,9 +66,17 @@ describe("https origins", () => {
 
   it("talks to a server with a self-signed certificate given as ca, over one kept-alive connection", async () => {
     const before = connections;
-    const pool = new H1Pool(`https://localhost:${port}`, { maxSockets: 1, tls: { ca } });
+    const pool = new H1Pool(`https://localhost:${port}`, {
+      maxSockets: 1,
+      tls: { ca },
+    });
     try {
-      for (let i = 0; i < 3; i++) expect(await (await pool.request({ method: "GET", path: `/x${i}`, headers: {} })).text()).toBe(`secure /x${i} localhost:${port}`);
+      for (let i = 0; i < 3; i++)
+        expect(
+          await (
+            await pool.request({ method: "GET", path: `/x${i}`, headers: {} })
+          ).text(),
+        ).toBe(`secure /x${i} localhost:${port}`);
       expect(connections - before).toBe(1);
       expect(servernames.at(-1)).toBe("localhost");
     } finally {
@@ -53,9 +87,13 @@ describe("https origins", () => {
   it("rejects with TG_ERR_UPSTREAM when the certificate is not trusted", async () => {
     const pool = new H1Pool(`https://localhost:${port}`, { maxSockets: 1 });
     try {
-      await expect(pool.request({ method: "GET", path: "/", headers: {} })).rejects.toMatchObject({
+      await expect(
+        pool.request({ method: "GET", path: "/", headers: {} }),
+      ).rejects.toMatchObject({
         code: "TG_ERR_UPSTREAM",
-        message: expect.stringMatching(/^could not connect to localhost:\d+: self-signed certificate/),
+        message: expect.stringMatching(
+          /^could not connect to localhost:\d+: self-signed certificate/,
+        ),
       });
     } finally {
       pool.destroy();

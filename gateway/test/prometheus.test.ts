@@ -27,7 +27,8 @@ async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
+  if (address === null || typeof address === "string")
+    throw new Error("no port");
   return address.port;
 }
 
@@ -43,9 +44,15 @@ let promUrl = "";
 let promLog = "";
 
 async function query(q: string): Promise<PromSeries[]> {
-  const res = await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(q)}`);
-  const body = (await res.json()) as { status: string; data: { result: PromSeries[] } };
-  if (body.status !== "success") throw new Error(`query ${q} failed: ${JSON.stringify(body)}`);
+  const res = await fetch(
+    `${promUrl}/api/v1/query?query=${encodeURIComponent(q)}`,
+  );
+  const body = (await res.json()) as {
+    status: string;
+    data: { result: PromSeries[] };
+  };
+  if (body.status !== "success")
+    throw new Error(`query ${q} failed: ${JSON.stringify(body)}`);
   return body.data.result;
 }
 
@@ -64,7 +71,9 @@ async function eventually(
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`no series for ${q} (last answer ${JSON.stringify(last)}); prometheus log:\n${promLog}`);
+  throw new Error(
+    `no series for ${q} (last answer ${JSON.stringify(last)}); prometheus log:\n${promLog}`,
+  );
 }
 
 describe("a real Prometheus server scraping /metrics", () => {
@@ -75,13 +84,23 @@ describe("a real Prometheus server scraping /metrics", () => {
     app = await startApp({ customLabels: ["team"], auth: true });
     await send(`${app.url}/items/7`, { headers: { "x-bf-prom-team": "blue" } });
     app.telemetry.provider.record({
-      labels: { provider: "openai", model: "gpt-4o", method: "chat", virtual_key_name: "team-a" },
+      labels: {
+        provider: "openai",
+        model: "gpt-4o",
+        method: "chat",
+        virtual_key_name: "team-a",
+      },
       custom: { team: "blue" },
       success: false,
       reason: "http_500",
       latencySeconds: 0.4,
     });
-    app.telemetry.mcp.toolCall({ client: "fs", tool: "read_file", status: "success", durationSeconds: 0.02 });
+    app.telemetry.mcp.toolCall({
+      client: "fs",
+      tool: "read_file",
+      status: "success",
+      durationSeconds: 0.02,
+    });
     app.telemetry.mcp.clientState("fs", "connected");
 
     dir = await mkdtemp(join(tmpdir(), "toolgate-prom-"));
@@ -124,7 +143,9 @@ describe("a real Prometheus server scraping /metrics", () => {
 
   afterAll(async () => {
     if (prometheus !== undefined && prometheus.exitCode === null) {
-      const exited = new Promise((resolve) => prometheus?.once("exit", resolve));
+      const exited = new Promise((resolve) =>
+        prometheus?.once("exit", resolve),
+      );
       prometheus.kill("SIGTERM");
       await exited;
     }
@@ -137,7 +158,10 @@ describe("a real Prometheus server scraping /metrics", () => {
     async () => {
       requireExecutable("prometheus");
       expect(prometheus, "prometheus was started").toBeDefined();
-      const up = await eventually('up{job="toolgate"}', (r) => r[0]?.value[1] === "1");
+      const up = await eventually(
+        'up{job="toolgate"}',
+        (r) => r[0]?.value[1] === "1",
+      );
       expect(up).toHaveLength(1);
 
       const http = await eventually('http_requests_total{path="/items/:id"}');
@@ -172,18 +196,27 @@ describe("a real Prometheus server scraping /metrics", () => {
         },
       ]);
 
-      const latency = await eventually('gateway_upstream_latency_seconds_count{is_success="false"}');
+      const latency = await eventually(
+        'gateway_upstream_latency_seconds_count{is_success="false"}',
+      );
       expect(latency[0]!.value[1]).toBe("1");
 
       const tools = await eventually("mcp_tool_calls_total");
-      expect(tools.map((s) => [s.metric.client, s.metric.tool, s.metric.status, s.value[1]])).toEqual([
-        ["fs", "read_file", "success", "1"],
-      ]);
+      expect(
+        tools.map((s) => [
+          s.metric.client,
+          s.metric.tool,
+          s.metric.status,
+          s.value[1],
+        ]),
+      ).toEqual([["fs", "read_file", "success", "1"]]);
 
       const state = await eventually('mcp_client_state{client="fs"} == 1');
       expect(state.map((s) => s.metric.state)).toEqual(["connected"]);
 
-      expect((await eventually("process_cpu_user_seconds_total")).length).toBe(1);
+      expect((await eventually("process_cpu_user_seconds_total")).length).toBe(
+        1,
+      );
     },
   );
 });

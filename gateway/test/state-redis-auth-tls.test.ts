@@ -40,24 +40,61 @@ const stores: StateStore[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "toolgate-redis-tls-"));
-  execFileSync("openssl", [
-    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-    "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
-  ], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=localhost",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1,DNS:localhost",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+    ],
+    { stdio: "ignore" },
+  );
   [plainPort, tlsPort] = [await freePort(), await freePort()];
-  server = spawn("redis-server", [
-    "--port", String(plainPort), "--bind", "127.0.0.1", "--tls-port", String(tlsPort),
-    "--tls-cert-file", join(dir, "cert.pem"), "--tls-key-file", join(dir, "key.pem"), "--tls-auth-clients", "no",
-    "--requirepass", PASSWORD, "--save", "", "--appendonly", "no",
-  ], { stdio: ["ignore", "pipe", "pipe"] });
+  server = spawn(
+    "redis-server",
+    [
+      "--port",
+      String(plainPort),
+      "--bind",
+      "127.0.0.1",
+      "--tls-port",
+      String(tlsPort),
+      "--tls-cert-file",
+      join(dir, "cert.pem"),
+      "--tls-key-file",
+      join(dir, "key.pem"),
+      "--tls-auth-clients",
+      "no",
+      "--requirepass",
+      PASSWORD,
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   await new Promise<void>((res, rej) => {
     let out = "";
     server?.stdout?.on("data", (d: Buffer) => {
       out += d.toString();
       if (out.includes("Ready to accept connections")) res();
     });
-    server?.once("exit", (code) => rej(new Error(`redis-server exited (${code}): ${out}`)));
+    server?.once("exit", (code) =>
+      rej(new Error(`redis-server exited (${code}): ${out}`)),
+    );
   });
 });
 
@@ -80,7 +117,12 @@ function open(redisUrl: string): StateStore {
 describe("Redis credentials and TLS", () => {
   it("connects with the password from the URL, also through an env. reference", async () => {
     const url = `redis://:${encodeURIComponent(PASSWORD)}@127.0.0.1:${plainPort}`;
-    const store = createStateStore({ redisUrl: "env.TEST_REDIS_URL", logger, namespace: "authtest", secrets: { env: { TEST_REDIS_URL: url } } });
+    const store = createStateStore({
+      redisUrl: "env.TEST_REDIS_URL",
+      logger,
+      namespace: "authtest",
+      secrets: { env: { TEST_REDIS_URL: url } },
+    });
     stores.push(store);
     await store.set("kv:a", { ok: true });
     expect((await store.get("kv:a"))?.value).toEqual({ ok: true });
@@ -92,14 +134,22 @@ describe("Redis credentials and TLS", () => {
     const err: unknown = await store.ping().catch((e: unknown) => e);
     expect(performance.now() - t0).toBeLessThan(1200);
     expect(err).toMatchObject({ code: "TG_ERR_STATE_UNAVAILABLE" });
-    expect(String((err as Error).message)).toContain(`redis://127.0.0.1:${plainPort}`);
-    expect(String((err as Error).message)).toMatch(/WRONGPASS|NOAUTH|invalid password/i);
+    expect(String((err as Error).message)).toContain(
+      `redis://127.0.0.1:${plainPort}`,
+    );
+    expect(String((err as Error).message)).toMatch(
+      /WRONGPASS|NOAUTH|invalid password/i,
+    );
     expect(String((err as Error).message)).not.toContain(":wrong@");
   });
 
   it("verifies the server certificate over rediss://", async () => {
-    const store = open(`rediss://:${encodeURIComponent(PASSWORD)}@127.0.0.1:${tlsPort}`);
-    await expect(store.ping()).rejects.toMatchObject({ code: "TG_ERR_STATE_UNAVAILABLE" });
+    const store = open(
+      `rediss://:${encodeURIComponent(PASSWORD)}@127.0.0.1:${tlsPort}`,
+    );
+    await expect(store.ping()).rejects.toMatchObject({
+      code: "TG_ERR_STATE_UNAVAILABLE",
+    });
     await expect(store.ping()).rejects.toThrow(/certificate/);
   });
 
@@ -111,7 +161,11 @@ describe("Redis credentials and TLS", () => {
     process.on("uncaughtException", count);
     try {
       for (let i = 0; i < 8; i++) {
-        const store = createStateStore({ redisUrl: `rediss://127.0.0.1:${tlsPort}`, logger, namespace: "authtest" });
+        const store = createStateStore({
+          redisUrl: `rediss://127.0.0.1:${tlsPort}`,
+          logger,
+          namespace: "authtest",
+        });
         await store.ping().catch(() => undefined);
         await store.close();
       }
@@ -139,7 +193,11 @@ console.log(JSON.stringify(got?.value));
     );
     const out = execFileSync(process.execPath, ["--import", "tsx", script], {
       cwd: join(repoRoot, "gateway"),
-      env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, "cert.pem"), URL: `rediss://:${encodeURIComponent(PASSWORD)}@localhost:${tlsPort}` },
+      env: {
+        ...process.env,
+        NODE_EXTRA_CA_CERTS: join(dir, "cert.pem"),
+        URL: `rediss://:${encodeURIComponent(PASSWORD)}@localhost:${tlsPort}`,
+      },
       encoding: "utf8",
       timeout: 20_000,
     });

@@ -27,7 +27,9 @@ async function freePort(): Promise<number> {
     srv.once("error", reject);
     srv.listen(0, "127.0.0.1", () => {
       const addr = srv.address();
-      srv.close(() => resolve(typeof addr === "object" && addr ? addr.port : 0));
+      srv.close(() =>
+        resolve(typeof addr === "object" && addr ? addr.port : 0),
+      );
     });
   });
 }
@@ -39,7 +41,20 @@ const stores: StateStore[] = [];
 async function startRedis(port: number, dir: string): Promise<ChildProcess> {
   const child = spawn(
     "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", dir],
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "yes",
+      "--appendfsync",
+      "always",
+      "--dir",
+      dir,
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   children.add(child);
@@ -50,7 +65,9 @@ async function startRedis(port: number, dir: string): Promise<ChildProcess> {
       out += d.toString();
       if (out.includes("Ready to accept connections")) resolve();
     });
-    child.once("exit", (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
+    child.once("exit", (code) =>
+      reject(new Error(`redis-server exited (${code}): ${out}`)),
+    );
   });
   return child;
 }
@@ -63,7 +80,12 @@ async function kill(child: ChildProcess): Promise<void> {
 }
 
 function open(port: number, namespace = "outage"): StateStore {
-  const s = createStateStore({ redisUrl: `redis://127.0.0.1:${port}`, logger, namespace, podId: "pod-a" });
+  const s = createStateStore({
+    redisUrl: `redis://127.0.0.1:${port}`,
+    logger,
+    namespace,
+    podId: "pod-a",
+  });
   stores.push(s);
   return s;
 }
@@ -71,19 +93,26 @@ function open(port: number, namespace = "outage"): StateStore {
 /** Runs `op`, expects TG_ERR_STATE_UNAVAILABLE, and returns how long the failure took. */
 async function failureTime(op: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
-  await expect(op()).rejects.toMatchObject({ code: "TG_ERR_STATE_UNAVAILABLE", status: 503 });
+  await expect(op()).rejects.toMatchObject({
+    code: "TG_ERR_STATE_UNAVAILABLE",
+    status: 503,
+  });
   return performance.now() - t0;
 }
 
 /** Polls ping until it resolves; returns the time it took, or throws after `limitMs`. */
-async function recoveryTime(store: StateStore, limitMs: number): Promise<number> {
+async function recoveryTime(
+  store: StateStore,
+  limitMs: number,
+): Promise<number> {
   const t0 = performance.now();
   for (;;) {
     try {
       await store.ping();
       return performance.now() - t0;
     } catch {
-      if (performance.now() - t0 > limitMs) throw new Error(`not recovered within ${limitMs} ms`);
+      if (performance.now() - t0 > limitMs)
+        throw new Error(`not recovered within ${limitMs} ms`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -143,7 +172,8 @@ describe("Redis store during a Redis outage", () => {
     ];
     expect(Math.max(...times)).toBeLessThan(BOUND_MS);
     // Ten increments refused during the outage must never be executed later.
-    for (let i = 0; i < 10; i++) await failureTime(() => store.increment("count:calls"));
+    for (let i = 0; i < 10; i++)
+      await failureTime(() => store.increment("count:calls"));
     writing = false;
     await traffic;
 
@@ -156,7 +186,8 @@ describe("Redis store during a Redis outage", () => {
 
     // The subscription came back on its own, and listeners were told to resync.
     await peer.publish("events:t", "after");
-    while (!received.includes("after")) await new Promise((r) => setTimeout(r, 10));
+    while (!received.includes("after"))
+      await new Promise((r) => setTimeout(r, 10));
     expect(received).not.toContain("lost");
     expect(reconnects).toBeGreaterThanOrEqual(1);
   });
@@ -173,8 +204,14 @@ describe("Redis store during a Redis outage", () => {
       await a.publish("github", [{ name: "v1" }]);
       await b.resync();
       await kill(first);
-      await expect(a.publish("github", [{ name: "v2" }])).rejects.toMatchObject({ code: "TG_ERR_STATE_UNAVAILABLE" });
-      const seen = new Promise((resolve) => b.onChange((client, snap) => snap?.tools[0]?.name === "v2" && resolve(client)));
+      await expect(a.publish("github", [{ name: "v2" }])).rejects.toMatchObject(
+        { code: "TG_ERR_STATE_UNAVAILABLE" },
+      );
+      const seen = new Promise((resolve) =>
+        b.onChange(
+          (client, snap) => snap?.tools[0]?.name === "v2" && resolve(client),
+        ),
+      );
       await startRedis(port, dir);
       expect(await seen).toBe("github");
     } finally {
@@ -186,9 +223,13 @@ describe("Redis store during a Redis outage", () => {
     const port = await freePort();
     const store = open(port);
     expect(await failureTime(() => store.ping())).toBeLessThan(BOUND_MS);
-    expect(await failureTime(() => store.set("kv:a", 1))).toBeLessThan(BOUND_MS);
+    expect(await failureTime(() => store.set("kv:a", 1))).toBeLessThan(
+      BOUND_MS,
+    );
     // A subscription made while Redis is away becomes active when it arrives.
-    const got = new Promise((resolve) => void store.subscribe("events:s", resolve));
+    const got = new Promise(
+      (resolve) => void store.subscribe("events:s", resolve),
+    );
     await startRedis(port, tempDir());
     await recoveryTime(store, 5000);
     await store.set("kv:a", 1);
@@ -197,7 +238,10 @@ describe("Redis store during a Redis outage", () => {
     await recoveryTime(peer, 5000);
     for (let i = 0; ; i++) {
       await peer.publish("events:s", "hello");
-      const r = await Promise.race([got, new Promise((r) => setTimeout(() => r(undefined), 100))]);
+      const r = await Promise.race([
+        got,
+        new Promise((r) => setTimeout(() => r(undefined), 100)),
+      ]);
       if (r === "hello") break;
       if (i > 30) throw new Error("subscription never became active");
     }

@@ -30,7 +30,9 @@ let dir = "";
 let sentinelPort = 0;
 
 function start(args: string[], readyText: string): Promise<void> {
-  const child = spawn("redis-server", args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("redis-server", args, {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   return new Promise((res, rej) => {
     let out = "";
@@ -38,7 +40,9 @@ function start(args: string[], readyText: string): Promise<void> {
       out += d.toString();
       if (out.includes(readyText)) res();
     });
-    child.once("exit", (code) => rej(new Error(`redis-server exited (${code}): ${out}`)));
+    child.once("exit", (code) =>
+      rej(new Error(`redis-server exited (${code}): ${out}`)),
+    );
   });
 }
 
@@ -46,9 +50,24 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "toolgate-sentinel-"));
   const primaryPort = await freePort();
   sentinelPort = await freePort();
-  await start(["--port", String(primaryPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], "Ready to accept connections");
+  await start(
+    [
+      "--port",
+      String(primaryPort),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+    ],
+    "Ready to accept connections",
+  );
   const conf = join(dir, "sentinel.conf");
-  writeFileSync(conf, `port ${sentinelPort}\nbind 127.0.0.1\ndir ${dir}\nsentinel monitor tgprimary 127.0.0.1 ${primaryPort} 1\n`);
+  writeFileSync(
+    conf,
+    `port ${sentinelPort}\nbind 127.0.0.1\ndir ${dir}\nsentinel monitor tgprimary 127.0.0.1 ${primaryPort} 1\n`,
+  );
   await start([conf, "--sentinel"], "+monitor master tgprimary");
 });
 
@@ -66,7 +85,11 @@ afterAll(async () => {
 
 describe("Redis through Sentinel", () => {
   it("finds the primary through the Sentinel and reads and writes there", async () => {
-    const store = createStateStore({ redisUrl: `redis+sentinel://127.0.0.1:${sentinelPort}/tgprimary`, logger: pino({ level: "silent" }), namespace: "sentinel" });
+    const store = createStateStore({
+      redisUrl: `redis+sentinel://127.0.0.1:${sentinelPort}/tgprimary`,
+      logger: pino({ level: "silent" }),
+      namespace: "sentinel",
+    });
     try {
       await store.set("kv:a", { via: "sentinel" });
       expect((await store.get("kv:a"))?.value).toEqual({ via: "sentinel" });

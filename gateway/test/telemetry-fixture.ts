@@ -15,7 +15,11 @@ import { test } from "vitest";
 import { GatewayConfig } from "../src/config/schema.js";
 import { adminAuth } from "../src/http/admin-auth.js";
 import { errorHandler, notFoundHandler } from "../src/http/error-handler.js";
-import { createTelemetry, type Telemetry, type TelemetryOptions } from "../src/telemetry/index.js";
+import {
+  createTelemetry,
+  type Telemetry,
+  type TelemetryOptions,
+} from "../src/telemetry/index.js";
 
 export interface Sample {
   readonly labels: Record<string, string>;
@@ -32,12 +36,14 @@ export interface Family {
 }
 
 // The package ships no types; its output shape is documented in its README (prom2json-like).
-const parsePrometheus = createRequire(import.meta.url)("parse-prometheus-text-format") as (
-  text: string,
-) => Family[];
+const parsePrometheus = createRequire(import.meta.url)(
+  "parse-prometheus-text-format",
+) as (text: string) => Family[];
 
 const labelKey = (labels: Record<string, string>): string =>
-  JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  JSON.stringify(
+    Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
 
 /**
  * The parser folds every histogram into one unlabelled sample (it only handles histograms
@@ -45,14 +51,28 @@ const labelKey = (labels: Record<string, string>): string =>
  * read each `_bucket`, `_sum` and `_count` line with its labels, and are then regrouped per
  * label set here.
  */
-function regroupHistogram(name: string, help: string, parts: readonly Family[]): Family {
+function regroupHistogram(
+  name: string,
+  help: string,
+  parts: readonly Family[],
+): Family {
   const byLabels = new Map<
     string,
-    { labels: Record<string, string>; buckets: Record<string, string>; count?: string; sum?: string }
+    {
+      labels: Record<string, string>;
+      buckets: Record<string, string>;
+      count?: string;
+      sum?: string;
+    }
   >();
   const entry = (
     labels: Record<string, string>,
-  ): { labels: Record<string, string>; buckets: Record<string, string>; count?: string; sum?: string } => {
+  ): {
+    labels: Record<string, string>;
+    buckets: Record<string, string>;
+    count?: string;
+    sum?: string;
+  } => {
     const key = labelKey(labels);
     let e = byLabels.get(key);
     if (e === undefined) {
@@ -65,7 +85,8 @@ function regroupHistogram(name: string, help: string, parts: readonly Family[]):
     for (const m of part.metrics) {
       const { le, ...labels } = m.labels ?? {};
       const e = entry(labels);
-      if (part.name === `${name}_bucket` && le !== undefined) e.buckets[le] = m.value ?? "";
+      if (part.name === `${name}_bucket` && le !== undefined)
+        e.buckets[le] = m.value ?? "";
       else if (part.name === `${name}_sum`) e.sum = m.value ?? "";
       else if (part.name === `${name}_count`) e.count = m.value ?? "";
     }
@@ -75,19 +96,32 @@ function regroupHistogram(name: string, help: string, parts: readonly Family[]):
 
 /** Families by name; samples without labels get `{}` so comparisons stay uniform. */
 export function parseMetrics(text: string): Map<string, Family> {
-  const histograms = new Set([...text.matchAll(/^# TYPE (\S+) histogram$/gm)].map((m) => m[1]!));
-  const raw = parsePrometheus(text.replace(/^# TYPE (\S+) histogram$/gm, "# TYPE $1 untyped"));
+  const histograms = new Set(
+    [...text.matchAll(/^# TYPE (\S+) histogram$/gm)].map((m) => m[1]!),
+  );
+  const raw = parsePrometheus(
+    text.replace(/^# TYPE (\S+) histogram$/gm, "# TYPE $1 untyped"),
+  );
   const parts = new Map<string, Family[]>();
   for (const f of raw) parts.set(f.name, [...(parts.get(f.name) ?? []), f]);
   const out = new Map<string, Family>();
   for (const [name, fams] of parts) {
     if (histograms.has(name)) {
-      const pieces = ["_bucket", "_sum", "_count"].flatMap((suffix) => parts.get(`${name}${suffix}`) ?? []);
+      const pieces = ["_bucket", "_sum", "_count"].flatMap(
+        (suffix) => parts.get(`${name}${suffix}`) ?? [],
+      );
       out.set(name, regroupHistogram(name, fams[0]!.help, pieces));
     } else if (
-      ![...histograms].some((h) => name === `${h}_bucket` || name === `${h}_sum` || name === `${h}_count`)
+      ![...histograms].some(
+        (h) =>
+          name === `${h}_bucket` ||
+          name === `${h}_sum` ||
+          name === `${h}_count`,
+      )
     ) {
-      const metrics = fams.flatMap((f) => f.metrics).map((m) => ({ ...m, labels: m.labels ?? {} }));
+      const metrics = fams
+        .flatMap((f) => f.metrics)
+        .map((m) => ({ ...m, labels: m.labels ?? {} }));
       out.set(name, { ...fams[0]!, metrics });
     }
   }
@@ -105,7 +139,10 @@ export function captureLogs(): LogCapture {
   const lines: Record<string, unknown>[] = [];
   const logger = pino(
     { level: "debug" },
-    { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+    {
+      write: (line: string) =>
+        void lines.push(JSON.parse(line) as Record<string, unknown>),
+    },
   );
   return { logger, lines };
 }
@@ -138,9 +175,13 @@ export async function startApp(
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   await app.register(telemetry.httpMetricsPlugin);
-  const config = GatewayConfig.parse(options.auth === true ? { server: { auth: AUTH } } : {});
+  const config = GatewayConfig.parse(
+    options.auth === true ? { server: { auth: AUTH } } : {},
+  );
   await app.register(telemetry.metricsRoute({ preHandler: adminAuth(config) }));
-  app.get("/items/:id", (request, reply) => reply.send({ id: (request.params as { id: string }).id }));
+  app.get("/items/:id", (request, reply) =>
+    reply.send({ id: (request.params as { id: string }).id }),
+  );
   app.post("/echo", (request, reply) => reply.send(request.body));
   app.get("/fail", () => {
     throw new Error("boom");
@@ -171,11 +212,16 @@ export async function startApp(
   const url = await app.listen({ host: "127.0.0.1", port: 0 });
   const headers: Record<string, string> =
     options.auth === true
-      ? { authorization: `Basic ${Buffer.from(`${AUTH.username}:${AUTH.password}`).toString("base64")}` }
+      ? {
+          authorization: `Basic ${Buffer.from(`${AUTH.username}:${AUTH.password}`).toString("base64")}`,
+        }
       : {};
   const scrapeText = async (): Promise<string> => {
     const res = await fetch(`${url}/metrics`, { headers });
-    if (res.status !== 200) throw new Error(`GET /metrics answered ${res.status}: ${await res.text()}`);
+    if (res.status !== 200)
+      throw new Error(
+        `GET /metrics answered ${res.status}: ${await res.text()}`,
+      );
     return res.text();
   };
   return {
@@ -195,7 +241,10 @@ export async function startApp(
 }
 
 /** Sends a request and reads the body to the end, so the server has finished the response. */
-export async function send(url: string, init: RequestInit = {}): Promise<number> {
+export async function send(
+  url: string,
+  init: RequestInit = {},
+): Promise<number> {
   const res = await fetch(url, init);
   await res.arrayBuffer();
   return res.status;
@@ -204,7 +253,8 @@ export async function send(url: string, init: RequestInit = {}): Promise<number>
 /** The samples of one family as {labels, value}; histograms as {labels, count, sum}. */
 export function series(families: Map<string, Family>, name: string): Sample[] {
   const family = families.get(name);
-  if (family === undefined) throw new Error(`metric family ${name} is not exported`);
+  if (family === undefined)
+    throw new Error(`metric family ${name} is not exported`);
   return [...family.metrics];
 }
 
@@ -225,11 +275,17 @@ export function findExecutable(name: string): string | undefined {
  * `test` when `tool` is installed. Missing: in CI (`CI=true`) the test still runs and fails on
  * `requireExecutable`; locally it is skipped, and the test's name says why.
  */
-export function testWithTool(tool: string): (name: string, fn: () => Promise<void>, timeout?: number) => void {
+export function testWithTool(
+  tool: string,
+): (name: string, fn: () => Promise<void>, timeout?: number) => void {
   const skip = findExecutable(tool) === undefined && process.env.CI !== "true";
-  if (skip) console.warn(`skipping ${tool} tests: ${tool} is not installed (apt-get install -y prometheus)`);
+  if (skip)
+    console.warn(
+      `skipping ${tool} tests: ${tool} is not installed (apt-get install -y prometheus)`,
+    );
   const reason = ` (skipped outside CI when ${tool} is not installed)`;
-  return (name, fn, timeout) => test.skipIf(skip)(`${name}${reason}`, fn, timeout);
+  return (name, fn, timeout) =>
+    test.skipIf(skip)(`${name}${reason}`, fn, timeout);
 }
 
 export function requireExecutable(name: string): string {

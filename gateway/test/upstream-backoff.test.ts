@@ -17,7 +17,16 @@ it("spaces the connection attempts to a failing server 1, 2, 4, 8 and 16 s apart
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
   const manager = createUpstreamManager({ logger: silentLogger() });
   try {
-    await manager.apply(gatewayConfig([{ name: "failing", connection_type: "http", connection_string: server.mcpUrl, tools_to_execute: ["*"] }]));
+    await manager.apply(
+      gatewayConfig([
+        {
+          name: "failing",
+          connection_type: "http",
+          connection_string: server.mcpUrl,
+          tools_to_execute: ["*"],
+        },
+      ]),
+    );
     const attempts = (): number => server.requestHeaders.length;
     await vi.waitFor(() => expect(attempts()).toBe(1));
     for (const [wait, expected] of [
@@ -33,7 +42,9 @@ it("spaces the connection attempts to a failing server 1, 2, 4, 8 and 16 s apart
       await vi.waitFor(() => expect(attempts()).toBe(expected));
     }
     await vi.waitFor(() => expect(manager.get("failing")?.state).toBe("error"));
-    expect(manager.get("failing")?.lastError).toMatch(/HTTP 500.*gave up after 6 attempts/);
+    expect(manager.get("failing")?.lastError).toMatch(
+      /HTTP 500.*gave up after 6 attempts/,
+    );
   } finally {
     vi.useRealTimers();
     await manager.close();

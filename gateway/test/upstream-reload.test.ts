@@ -8,7 +8,12 @@ import type { ClientConfigInput } from "../src/config/schema.js";
 import type { RegistryChange } from "../src/registry/types.js";
 import { createUpstreamManager } from "../src/upstream/index.js";
 import { faultStdio } from "./fixtures/servers.js";
-import { firstText, gatewayConfig, silentLogger, waitForState } from "./fixtures/upstream-harness.js";
+import {
+  firstText,
+  gatewayConfig,
+  silentLogger,
+  waitForState,
+} from "./fixtures/upstream-harness.js";
 
 describe("config reload", () => {
   const manager = createUpstreamManager({ logger: silentLogger() });
@@ -30,30 +35,56 @@ describe("config reload", () => {
 
   it("adds, removes and rebuilds only the changed clients while the others keep running", async () => {
     await manager.apply(gatewayConfig([keep, change, drop]));
-    await Promise.all(["keep", "change", "drop"].map((id) => waitForState(manager, id, "connected", 30_000)));
+    await Promise.all(
+      ["keep", "change", "drop"].map((id) =>
+        waitForState(manager, id, "connected", 30_000),
+      ),
+    );
     const before = { keep: await pidOf("keep"), change: await pidOf("change") };
     expect(manager.connection("keep")?.pid).toBe(before.keep);
 
-    const changed: ClientConfigInput = faultStdio("change", { tools: ["echo", "other"] });
+    const changed: ClientConfigInput = faultStdio("change", {
+      tools: ["echo", "other"],
+    });
     const added = faultStdio("added");
     await manager.apply(gatewayConfig([keep, changed, added]));
     // A removed client is gone as soon as apply resolves.
     expect(manager.get("drop")).toBeUndefined();
     expect(removed).toEqual(["drop"]);
-    expect(manager.registry.list().some((e) => e.client === "drop")).toBe(false);
-    await Promise.all(["change", "added"].map((id) => waitForState(manager, id, "connected", 30_000)));
+    expect(manager.registry.list().some((e) => e.client === "drop")).toBe(
+      false,
+    );
+    await Promise.all(
+      ["change", "added"].map((id) =>
+        waitForState(manager, id, "connected", 30_000),
+      ),
+    );
 
     expect(await pidOf("keep")).toBe(before.keep);
     expect(await pidOf("change")).not.toBe(before.change);
     expect(manager.registry.resolve("change_other")).toBeDefined();
     expect(manager.registry.resolve("added_echo")).toBeDefined();
-    expect(manager.list().map((s) => s.id)).toEqual(["keep", "change", "added"]);
+    expect(manager.list().map((s) => s.id)).toEqual([
+      "keep",
+      "change",
+      "added",
+    ]);
   });
 
   it("applies tools_to_execute changes in place without restarting the child", async () => {
     const pid = await pidOf("keep");
-    await manager.apply(gatewayConfig([{ ...keep, tools_to_execute: ["echo", "fault_pid"] }, faultStdio("change", { tools: ["echo", "other"] }), faultStdio("added")]));
-    expect(manager.registry.list({ includeClients: new Set(["keep"]) }).map((e) => e.tool)).toEqual(["echo", "fault_pid"]);
+    await manager.apply(
+      gatewayConfig([
+        { ...keep, tools_to_execute: ["echo", "fault_pid"] },
+        faultStdio("change", { tools: ["echo", "other"] }),
+        faultStdio("added"),
+      ]),
+    );
+    expect(
+      manager.registry
+        .list({ includeClients: new Set(["keep"]) })
+        .map((e) => e.tool),
+    ).toEqual(["echo", "fault_pid"]);
     expect(manager.get("keep")?.state).toBe("connected");
     expect(await pidOf("keep")).toBe(pid);
   });

@@ -39,9 +39,18 @@ import {
   MANAGED_BY,
   type Target,
 } from "./render/children.js";
-import { DEFAULT_SECRET_KEY, objectKey, render, type Rendered } from "./render/desired.js";
+import {
+  DEFAULT_SECRET_KEY,
+  objectKey,
+  render,
+  type Rendered,
+} from "./render/desired.js";
 import { jsonEqual } from "./status/conditions.js";
-import { mcpClientStatus, type StatusContext, virtualKeyStatus } from "./status/resource-status.js";
+import {
+  mcpClientStatus,
+  type StatusContext,
+  virtualKeyStatus,
+} from "./status/resource-status.js";
 import type { ClientRuntime, StatusSource } from "./status/status-source.js";
 
 export interface ControllerOptions {
@@ -69,7 +78,9 @@ function httpCode(err: unknown): number | undefined {
 }
 
 function specOf(o: CustomObject): Record<string, unknown> {
-  return typeof o.spec === "object" && o.spec !== null ? (o.spec as Record<string, unknown>) : {};
+  return typeof o.spec === "object" && o.spec !== null
+    ? (o.spec as Record<string, unknown>)
+    : {};
 }
 
 type MaybeRef = { name?: unknown } | undefined;
@@ -82,18 +93,23 @@ function refName(ref: MaybeRef): string[] {
 export function referencedSecrets(kind: Kind, o: CustomObject): string[] {
   const spec = specOf(o);
   if (kind === "VirtualKey") return refName(spec.keySecretRef as MaybeRef);
-  const headers = Object.values((spec.headers ?? {}) as Record<string, { secretKeyRef?: MaybeRef }>).flatMap(
-    (h) => refName(h.secretKeyRef),
-  );
+  const headers = Object.values(
+    (spec.headers ?? {}) as Record<string, { secretKeyRef?: MaybeRef }>,
+  ).flatMap((h) => refName(h.secretKeyRef));
   return [
     ...headers,
-    ...refName((spec.oauthConfig as { clientSecretRef?: MaybeRef } | undefined)?.clientSecretRef),
+    ...refName(
+      (spec.oauthConfig as { clientSecretRef?: MaybeRef } | undefined)
+        ?.clientSecretRef,
+    ),
   ];
 }
 
 /** True when `desired` has a value that `current` does not hold yet. */
 function lacksValues(current: V1Secret, desired: V1Secret): boolean {
-  return Object.entries(desired.data ?? {}).some(([k, v]) => current.data?.[k] !== v);
+  return Object.entries(desired.data ?? {}).some(
+    ([k, v]) => current.data?.[k] !== v,
+  );
 }
 
 export class Controller {
@@ -107,7 +123,9 @@ export class Controller {
   private readonly configKey: string;
   private isStopped = false;
   private signalStopped!: () => void;
-  private readonly stopped = new Promise<void>((resolve) => (this.signalStopped = resolve));
+  private readonly stopped = new Promise<void>(
+    (resolve) => (this.signalStopped = resolve),
+  );
 
   constructor(
     kc: KubeConfig,
@@ -119,7 +137,10 @@ export class Controller {
     this.queue = new WorkQueue({
       ...(opts.random ? { random: opts.random } : {}),
       onError: (key, error) =>
-        opts.logger.warn({ key, err: String(error) }, "reconcile failed; retrying with backoff"),
+        opts.logger.warn(
+          { key, err: String(error) },
+          "reconcile failed; retrying with backoff",
+        ),
     });
     for (const ns of opts.namespaces) {
       this.clients.set(ns, this.customInformer(kc, ns, "MCPClient"));
@@ -128,8 +149,15 @@ export class Controller {
     }
   }
 
-  private all(): Pick<Informer<KubeObject>, "start" | "stop" | "synced" | "hasSynced">[] {
-    return [...this.clients.values(), ...this.keys.values(), ...this.secrets.values()];
+  private all(): Pick<
+    Informer<KubeObject>,
+    "start" | "stop" | "synced" | "hasSynced"
+  >[] {
+    return [
+      ...this.clients.values(),
+      ...this.keys.values(),
+      ...this.secrets.values(),
+    ];
   }
 
   get synced(): boolean {
@@ -139,7 +167,10 @@ export class Controller {
   /** Starts the informers; workers start once every cache has synced (or never, if stopped first). */
   async start(): Promise<void> {
     for (const i of this.all()) i.start();
-    await Promise.race([Promise.all(this.all().map((i) => i.synced)), this.stopped]);
+    await Promise.race([
+      Promise.all(this.all().map((i) => i.synced)),
+      this.stopped,
+    ]);
     if (this.isStopped) return;
     this.queue.run((key) => this.reconcile(key), this.opts.workers ?? 2);
     this.queue.add(this.configKey);
@@ -148,7 +179,9 @@ export class Controller {
       t.unref();
       this.timers.push(t);
     };
-    every(this.opts.statusIntervalMs ?? 10_000, () => this.enqueueAll("MCPClient"));
+    every(this.opts.statusIntervalMs ?? 10_000, () =>
+      this.enqueueAll("MCPClient"),
+    );
     every(this.opts.resyncIntervalMs ?? 300_000, () => {
       this.queue.add(this.configKey);
       this.enqueueAll("MCPClient");
@@ -175,7 +208,11 @@ export class Controller {
       for (const o of inf.items()) this.queue.add(`${kind}/${objectKey(o)}`);
   }
 
-  private customInformer(kc: KubeConfig, namespace: string, kind: Kind): Informer<CustomObject> {
+  private customInformer(
+    kc: KubeConfig,
+    namespace: string,
+    kind: Kind,
+  ): Informer<CustomObject> {
     const { plural } = KINDS[kind];
     return new Informer<CustomObject>(kc, {
       resource: plural,
@@ -187,29 +224,45 @@ export class Controller {
           namespace,
           plural,
         })) as { items: CustomObject[]; metadata: { resourceVersion: string } };
-        return { items: res.items, resourceVersion: res.metadata.resourceVersion };
+        return {
+          items: res.items,
+          resourceVersion: res.metadata.resourceVersion,
+        };
       },
       onEvent: (type, obj, old) => this.onCustomEvent(kind, type, obj, old),
-      onRestart: (reason) => this.opts.metrics.watchRestarts.inc({ resource: plural, reason }),
+      onRestart: (reason) =>
+        this.opts.metrics.watchRestarts.inc({ resource: plural, reason }),
       ...(this.opts.random ? { random: this.opts.random } : {}),
     });
   }
 
-  private secretInformer(kc: KubeConfig, namespace: string): Informer<V1Secret> {
+  private secretInformer(
+    kc: KubeConfig,
+    namespace: string,
+  ): Informer<V1Secret> {
     return new Informer<V1Secret>(kc, {
       resource: "secrets",
       path: `/api/v1/namespaces/${namespace}/secrets`,
       list: async () => {
         const res = await this.core.listNamespacedSecret({ namespace });
-        return { items: res.items, resourceVersion: res.metadata?.resourceVersion ?? "" };
+        return {
+          items: res.items,
+          resourceVersion: res.metadata?.resourceVersion ?? "",
+        };
       },
       onEvent: (_type, obj) => this.onSecretEvent(namespace, obj),
-      onRestart: (reason) => this.opts.metrics.watchRestarts.inc({ resource: "secrets", reason }),
+      onRestart: (reason) =>
+        this.opts.metrics.watchRestarts.inc({ resource: "secrets", reason }),
       ...(this.opts.random ? { random: this.opts.random } : {}),
     });
   }
 
-  private onCustomEvent(kind: Kind, type: EventType, obj: CustomObject, old?: CustomObject): void {
+  private onCustomEvent(
+    kind: Kind,
+    type: EventType,
+    obj: CustomObject,
+    old?: CustomObject,
+  ): void {
     // Our own status writes come back as updates with an unchanged generation: nothing to do.
     if (
       type === "update" &&
@@ -224,7 +277,10 @@ export class Controller {
 
   private onSecretEvent(namespace: string, secret: V1Secret): void {
     const name = secret.metadata?.name ?? "";
-    if (namespace === this.opts.target.namespace && name === this.opts.target.secret) {
+    if (
+      namespace === this.opts.target.namespace &&
+      name === this.opts.target.secret
+    ) {
       this.queue.add(this.configKey);
       return;
     }
@@ -259,7 +315,12 @@ export class Controller {
       const s = this.secrets.get(ns)?.get(ns, name);
       return s ? decodeSecret(s) : undefined;
     };
-    return render({ clients, virtualKeys, secrets, ...(this.opts.base ? { base: this.opts.base } : {}) });
+    return render({
+      clients,
+      virtualKeys,
+      secrets,
+      ...(this.opts.base ? { base: this.opts.base } : {}),
+    });
   }
 
   async reconcile(key: string): Promise<void> {
@@ -291,16 +352,27 @@ export class Controller {
     const existingSecret = await this.readOptional(() =>
       this.core.readNamespacedSecret({ namespace, name: secret }),
     );
-    const finalSecret = desiredSecret(rendered, this.opts.target, existingSecret);
+    const finalSecret = desiredSecret(
+      rendered,
+      this.opts.target,
+      existingSecret,
+    );
     let current = existingSecret;
     if (!current) {
       current = await this.write("secrets", "create", () =>
         this.core.createNamespacedSecret({ namespace, body: finalSecret }),
       );
     } else if (lacksValues(current, finalSecret)) {
-      const union = { ...finalSecret, data: { ...current.data, ...finalSecret.data } };
+      const union = {
+        ...finalSecret,
+        data: { ...current.data, ...finalSecret.data },
+      };
       current = await this.write("secrets", "update", () =>
-        this.core.replaceNamespacedSecret({ namespace, name: secret, body: union }),
+        this.core.replaceNamespacedSecret({
+          namespace,
+          name: secret,
+          body: union,
+        }),
       );
     }
     const existingCm = await this.readOptional(() =>
@@ -313,12 +385,20 @@ export class Controller {
       );
     else if (!converged(existingCm, cm))
       await this.write("configmaps", "update", () =>
-        this.core.replaceNamespacedConfigMap({ namespace, name: configMap, body: cm }),
+        this.core.replaceNamespacedConfigMap({
+          namespace,
+          name: configMap,
+          body: cm,
+        }),
       );
     const pruned = desiredSecret(rendered, this.opts.target, current);
     if (!converged(current, pruned))
       await this.write("secrets", "update", () =>
-        this.core.replaceNamespacedSecret({ namespace, name: secret, body: pruned }),
+        this.core.replaceNamespacedSecret({
+          namespace,
+          name: secret,
+          body: pruned,
+        }),
       );
     this.countResources(rendered);
   }
@@ -330,11 +410,16 @@ export class Controller {
     ] as const) {
       const ready = [...verdicts.values()].filter((v) => v.ok).length;
       this.opts.metrics.resources.set({ kind, ready: "true" }, ready);
-      this.opts.metrics.resources.set({ kind, ready: "false" }, verdicts.size - ready);
+      this.opts.metrics.resources.set(
+        { kind, ready: "false" },
+        verdicts.size - ready,
+      );
     }
   }
 
-  private async readOptional<T>(read: () => Promise<T>): Promise<T | undefined> {
+  private async readOptional<T>(
+    read: () => Promise<T>,
+  ): Promise<T | undefined> {
     try {
       return await read();
     } catch (error) {
@@ -343,7 +428,11 @@ export class Controller {
     }
   }
 
-  private async write<T>(resource: string, verb: string, fn: () => Promise<T>): Promise<T> {
+  private async write<T>(
+    resource: string,
+    verb: string,
+    fn: () => Promise<T>,
+  ): Promise<T> {
     const out = await fn();
     this.opts.metrics.writes.inc({ resource, verb });
     return out;
@@ -352,7 +441,9 @@ export class Controller {
   private statusContext(): StatusContext {
     return {
       now: this.now(),
-      ...(this.opts.staleAfterMs === undefined ? {} : { staleAfterMs: this.opts.staleAfterMs }),
+      ...(this.opts.staleAfterMs === undefined
+        ? {}
+        : { staleAfterMs: this.opts.staleAfterMs }),
     };
   }
 
@@ -389,7 +480,11 @@ export class Controller {
     if (!obj) return;
     const ref = VirtualKeySpec.safeParse(obj.spec).data?.keySecretRef;
     // The Secret event that follows a create re-runs this key with the Secret in the cache.
-    if (ref && (await this.ensureKeySecret(obj, ref.name, ref.key ?? DEFAULT_SECRET_KEY))) return;
+    if (
+      ref &&
+      (await this.ensureKeySecret(obj, ref.name, ref.key ?? DEFAULT_SECRET_KEY))
+    )
+      return;
     const verdict = this.renderNow().virtualKeys.get(objectKey(obj));
     const prev = VirtualKeyStatus.safeParse(obj.status ?? {});
     const status = virtualKeyStatus(
@@ -403,14 +498,22 @@ export class Controller {
   }
 
   /** True when the key Secret was missing and has just been created. */
-  private async ensureKeySecret(owner: CustomObject, secretName: string, key: string): Promise<boolean> {
+  private async ensureKeySecret(
+    owner: CustomObject,
+    secretName: string,
+    key: string,
+  ): Promise<boolean> {
     const ns = owner.metadata.namespace ?? "";
     if (this.secrets.get(ns)?.get(ns, secretName)) return false;
     return this.createKeySecret(owner, secretName, key);
   }
 
   /** Creates the key Secret with a random key; never touches an existing one. True when created. */
-  private async createKeySecret(owner: CustomObject, secretName: string, key: string): Promise<boolean> {
+  private async createKeySecret(
+    owner: CustomObject,
+    secretName: string,
+    key: string,
+  ): Promise<boolean> {
     const namespace = owner.metadata.namespace ?? "";
     const value = `tgvk_${randomBytes(32).toString("base64url")}`;
     const body: V1Secret = {
@@ -438,7 +541,9 @@ export class Controller {
       data: { [key]: Buffer.from(value).toString("base64") },
     };
     try {
-      await this.write("secrets", "create", () => this.core.createNamespacedSecret({ namespace, body }));
+      await this.write("secrets", "create", () =>
+        this.core.createNamespacedSecret({ namespace, body }),
+      );
       return true;
     } catch (error) {
       if (httpCode(error) === 409) return false;
@@ -446,7 +551,11 @@ export class Controller {
     }
   }
 
-  private async writeStatus(kind: Kind, obj: CustomObject, status: object): Promise<void> {
+  private async writeStatus(
+    kind: Kind,
+    obj: CustomObject,
+    status: object,
+  ): Promise<void> {
     if (jsonEqual(obj.status ?? {}, status)) return;
     const { plural } = KINDS[kind];
     const body = { ...obj, apiVersion: API_VERSION, kind, status };

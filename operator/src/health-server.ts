@@ -32,8 +32,14 @@ export async function startHealthServer(
         .end(ok ? "ok\n" : "caches not synced\n");
     } else if (path === "/metrics") {
       registry.metrics().then(
-        (text) => res.writeHead(200, { "content-type": registry.contentType }).end(text),
-        (error: unknown) => res.writeHead(500, { "content-type": "text/plain" }).end(`${String(error)}\n`),
+        (text) =>
+          res
+            .writeHead(200, { "content-type": registry.contentType })
+            .end(text),
+        (error: unknown) =>
+          res
+            .writeHead(500, { "content-type": "text/plain" })
+            .end(`${String(error)}\n`),
       );
     } else {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");

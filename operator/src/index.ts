@@ -1,5 +1,9 @@
 // Public surface of the operator.
-export { Controller, type ControllerOptions, referencedSecrets } from "./controller.js";
+export {
+  Controller,
+  type ControllerOptions,
+  referencedSecrets,
+} from "./controller.js";
 export { crdFiles, mcpClientCrd, virtualKeyCrd } from "./crds/crd.js";
 export * from "./crds/resources.js";
 export { openApiOf, toStructural } from "./crds/to-openapi.js";
@@ -18,9 +22,18 @@ export {
   desiredSecret,
   type Target,
 } from "./render/children.js";
-export { render, type Rendered, type RenderInput, type Verdict } from "./render/desired.js";
+export {
+  render,
+  type Rendered,
+  type RenderInput,
+  type Verdict,
+} from "./render/desired.js";
 export * from "./render/names.js";
 export { setConditions } from "./status/conditions.js";
 export { RedisStatusSource } from "./status/redis-status-source.js";
-export { mcpClientStatus, summarize, virtualKeyStatus } from "./status/resource-status.js";
+export {
+  mcpClientStatus,
+  summarize,
+  virtualKeyStatus,
+} from "./status/resource-status.js";
 export * from "./status/status-source.js";

@@ -12,4 +12,8 @@ export function createLogger(level: string = "info"): Logger {
 }
 
 /** A logger that drops everything, for tests and library use. */
-export const silentLogger: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+export const silentLogger: Logger = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};

@@ -14,12 +14,18 @@ import { Operator } from "./operator.js";
 import { parseFlags, USAGE } from "./options.js";
 import { formatIssues } from "./render/desired.js";
 import { RedisStatusSource } from "./status/redis-status-source.js";
-import { MemoryStatusSource, type StatusSource } from "./status/status-source.js";
+import {
+  MemoryStatusSource,
+  type StatusSource,
+} from "./status/status-source.js";
 
 async function loadBase(path: string): Promise<GatewayConfigInput> {
   const raw: unknown = parseYaml(await readFile(path, "utf8"));
   const check = GatewayConfig.safeParse(raw);
-  if (!check.success) throw new Error(`--base-config ${path}: ${formatIssues("config", check.error)}`);
+  if (!check.success)
+    throw new Error(
+      `--base-config ${path}: ${formatIssues("config", check.error)}`,
+    );
   return raw as GatewayConfigInput;
 }
 
@@ -40,7 +46,11 @@ async function main(): Promise<void> {
   const statusSource: StatusSource = flags.redisUrl
     ? new RedisStatusSource(flags.redisUrl, flags.redisPrefix)
     : new MemoryStatusSource();
-  if (!flags.redisUrl) logger.warn({}, "no --redis-url: client status will show no gateway reports");
+  if (!flags.redisUrl)
+    logger.warn(
+      {},
+      "no --redis-url: client status will show no gateway reports",
+    );
   const metrics = new OperatorMetrics();
   const operator = new Operator(kc, {
     namespaces: flags.namespaces,
@@ -57,10 +67,19 @@ async function main(): Promise<void> {
     logger,
     metrics,
   });
-  const health = await startHealthServer(operator, metrics.registry, flags.healthHost, flags.healthPort);
+  const health = await startHealthServer(
+    operator,
+    metrics.registry,
+    flags.healthHost,
+    flags.healthPort,
+  );
   operator.start();
   logger.info(
-    { namespaces: flags.namespaces, identity: flags.identity, healthPort: health.port },
+    {
+      namespaces: flags.namespaces,
+      identity: flags.identity,
+      healthPort: health.port,
+    },
     "operator started",
   );
   let stopping = false;
@@ -77,6 +96,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`toolgate-operator: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `toolgate-operator: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -32,11 +32,19 @@ export class Operator {
       namespace: opts.leaseNamespace ?? opts.target.namespace,
       name: opts.leaseName,
       identity: opts.identity,
-      ...(opts.leaseDurationSeconds === undefined ? {} : { leaseDurationSeconds: opts.leaseDurationSeconds }),
-      ...(opts.retryPeriodMs === undefined ? {} : { retryPeriodMs: opts.retryPeriodMs }),
+      ...(opts.leaseDurationSeconds === undefined
+        ? {}
+        : { leaseDurationSeconds: opts.leaseDurationSeconds }),
+      ...(opts.retryPeriodMs === undefined
+        ? {}
+        : { retryPeriodMs: opts.retryPeriodMs }),
       onStartedLeading: () => this.lead(true),
       onStoppedLeading: () => this.lead(false),
-      onError: (error) => opts.logger.warn({ err: String(error) }, "leader election round failed"),
+      onError: (error) =>
+        opts.logger.warn(
+          { err: String(error) },
+          "leader election round failed",
+        ),
     });
   }
 
@@ -66,14 +74,20 @@ export class Operator {
   private lead(leading: boolean): Promise<void> {
     this.transition = this.transition.then(async () => {
       this.opts.metrics.leader.set(leading ? 1 : 0);
-      this.opts.logger.info({ identity: this.opts.identity }, leading ? "became leader" : "stopped leading");
+      this.opts.logger.info(
+        { identity: this.opts.identity },
+        leading ? "became leader" : "stopped leading",
+      );
       if (leading && !this.current) {
         this.current = new Controller(this.kc, this.opts);
         // Not awaited: until its caches sync, stepping down must still be able to stop it.
         this.current
           .start()
           .catch((error: unknown) =>
-            this.opts.logger.error({ err: String(error) }, "controller failed to start"),
+            this.opts.logger.error(
+              { err: String(error) },
+              "controller failed to start",
+            ),
           );
       } else if (!leading && this.current) {
         const c = this.current;

@@ -54,8 +54,14 @@ describe("parseFlags", () => {
 
   it.each([
     [["--redis-url", "http://x"], /--redis-url must start with redis:\/\//],
-    [["--gateway-config-map", "Bad_Name"], /--gateway-config-map must be a Kubernetes object name/],
-    [["--status-interval", "soon"], /--status-interval "soon" is not a duration/],
+    [
+      ["--gateway-config-map", "Bad_Name"],
+      /--gateway-config-map must be a Kubernetes object name/,
+    ],
+    [
+      ["--status-interval", "soon"],
+      /--status-interval "soon" is not a duration/,
+    ],
     [["--health-port", "70000"], /healthPort/],
     [["--unknown"], /Unknown option/],
   ])("rejects %j", (argv, message) => {

@@ -6,11 +6,9 @@ import { z } from "zod";
 
 const K8S_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 const name = (what: string) =>
-  z
-    .string()
-    .regex(K8S_NAME, {
-      message: `${what} must be a Kubernetes object name (lowercase letters, digits, "-", ".")`,
-    });
+  z.string().regex(K8S_NAME, {
+    message: `${what} must be a Kubernetes object name (lowercase letters, digits, "-", ".")`,
+  });
 
 export const OperatorFlags = z.strictObject({
   namespaces: z.array(name("--namespace")).min(1),
@@ -19,7 +17,9 @@ export const OperatorFlags = z.strictObject({
   gatewaySecret: name("--gateway-secret"),
   redisUrl: z
     .string()
-    .regex(/^rediss?:\/\//, { message: "--redis-url must start with redis:// or rediss://" })
+    .regex(/^rediss?:\/\//, {
+      message: "--redis-url must start with redis:// or rediss://",
+    })
     .optional(),
   redisPrefix: z.string().min(1),
   baseConfig: z.string().min(1).optional(),
@@ -28,7 +28,15 @@ export const OperatorFlags = z.strictObject({
   leaseName: name("--lease-name"),
   identity: z.string().min(1),
   statusIntervalMs: z.int().min(100),
-  logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+  logLevel: z.enum([
+    "fatal",
+    "error",
+    "warn",
+    "info",
+    "debug",
+    "trace",
+    "silent",
+  ]),
 });
 export type OperatorFlags = z.infer<typeof OperatorFlags>;
 
@@ -60,7 +68,11 @@ export function parseFlags(argv: string[], env: FlagEnv): OperatorFlags {
     args: argv,
     strict: true,
     options: {
-      namespace: { type: "string", multiple: true, default: [env.POD_NAMESPACE ?? "default"] },
+      namespace: {
+        type: "string",
+        multiple: true,
+        default: [env.POD_NAMESPACE ?? "default"],
+      },
       "gateway-namespace": { type: "string" },
       "gateway-config-map": { type: "string", default: "toolgate-gateway" },
       "gateway-secret": { type: "string", default: "toolgate-gateway" },
@@ -70,7 +82,10 @@ export function parseFlags(argv: string[], env: FlagEnv): OperatorFlags {
       "health-host": { type: "string", default: "0.0.0.0" },
       "health-port": { type: "string", default: "8081" },
       "lease-name": { type: "string" },
-      identity: { type: "string", default: env.POD_NAME ?? env.HOSTNAME ?? "toolgate-operator" },
+      identity: {
+        type: "string",
+        default: env.POD_NAME ?? env.HOSTNAME ?? "toolgate-operator",
+      },
       "status-interval": { type: "string", default: "10s" },
       "log-level": { type: "string", default: "info" },
     },
@@ -81,7 +96,9 @@ export function parseFlags(argv: string[], env: FlagEnv): OperatorFlags {
     .filter(Boolean);
   const interval = v["status-interval"];
   if (!DURATION_PATTERN.test(interval))
-    throw new Error(`--status-interval "${interval}" is not a duration; use e.g. "10s"`);
+    throw new Error(
+      `--status-interval "${interval}" is not a duration; use e.g. "10s"`,
+    );
   const parsed = OperatorFlags.safeParse({
     namespaces,
     gatewayNamespace: v["gateway-namespace"] ?? namespaces[0],
@@ -92,12 +109,17 @@ export function parseFlags(argv: string[], env: FlagEnv): OperatorFlags {
     baseConfig: v["base-config"],
     healthHost: v["health-host"],
     healthPort: Number(v["health-port"]),
-    leaseName: v["lease-name"] ?? `toolgate-operator-${v["gateway-config-map"]}`,
+    leaseName:
+      v["lease-name"] ?? `toolgate-operator-${v["gateway-config-map"]}`,
     identity: v.identity,
     statusIntervalMs: durationMs(interval),
     logLevel: v["log-level"],
   });
   if (!parsed.success)
-    throw new Error(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
+    throw new Error(
+      parsed.error.issues
+        .map((i) => `${i.path.join(".")}: ${i.message}`)
+        .join("; "),
+    );
   return parsed.data;
 }

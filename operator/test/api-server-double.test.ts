@@ -5,7 +5,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ApiServerDouble } from "./api-server-double.js";
 import { CLIENTS, eventually, mcpClient, NS } from "./helpers.js";
 
-const group = { group: "toolgate.dev", version: "v1alpha1", namespace: NS, plural: "mcpclients" };
+const group = {
+  group: "toolgate.dev",
+  version: "v1alpha1",
+  namespace: NS,
+  plural: "mcpclients",
+};
 
 describe("API server double", () => {
   let api: ApiServerDouble;
@@ -32,12 +37,21 @@ describe("API server double", () => {
       Number(created.metadata?.resourceVersion),
     );
     await expect(
-      core.replaceNamespacedConfigMap({ namespace: NS, name: "cm", body: { ...created, data: { a: "3" } } }),
+      core.replaceNamespacedConfigMap({
+        namespace: NS,
+        name: "cm",
+        body: { ...created, data: { a: "3" } },
+      }),
     ).rejects.toMatchObject({ code: 409 });
     await expect(
-      core.createNamespacedConfigMap({ namespace: NS, body: { metadata: { name: "cm" } } }),
+      core.createNamespacedConfigMap({
+        namespace: NS,
+        body: { metadata: { name: "cm" } },
+      }),
     ).rejects.toMatchObject({ code: 409 });
-    await expect(core.readNamespacedConfigMap({ namespace: NS, name: "nope" })).rejects.toMatchObject({
+    await expect(
+      core.readNamespacedConfigMap({ namespace: NS, name: "nope" }),
+    ).rejects.toMatchObject({
       code: 404,
     });
   });
@@ -47,7 +61,10 @@ describe("API server double", () => {
     const created = (await custom.createNamespacedCustomObject({
       ...group,
       body: {
-        ...mcpClient("a", { connectionType: "http", connectionString: "https://a" }),
+        ...mcpClient("a", {
+          connectionType: "http",
+          connectionString: "https://a",
+        }),
         status: { state: "ignored" },
       },
     })) as Record<string, never>;
@@ -56,8 +73,15 @@ describe("API server double", () => {
     const withStatus = (await custom.replaceNamespacedCustomObjectStatus({
       ...group,
       name: "a",
-      body: { ...created, spec: { connectionType: "sse" }, status: { state: "connected" } },
-    })) as Record<string, { generation?: number; connectionType?: string; state?: string }>;
+      body: {
+        ...created,
+        spec: { connectionType: "sse" },
+        status: { state: "connected" },
+      },
+    })) as Record<
+      string,
+      { generation?: number; connectionType?: string; state?: string }
+    >;
     expect(withStatus.status?.state).toBe("connected");
     expect(withStatus.spec?.connectionType).toBe("http");
     expect(withStatus.metadata?.generation).toBe(1);
@@ -84,12 +108,16 @@ describe("API server double", () => {
       CLIENTS,
       { resourceVersion: from, allowWatchBookmarks: true },
       (type, obj: { metadata: { name?: string; resourceVersion: string } }) =>
-        seen.push(`${type} ${obj.metadata.name ?? obj.metadata.resourceVersion}`),
+        seen.push(
+          `${type} ${obj.metadata.name ?? obj.metadata.resourceVersion}`,
+        ),
       () => undefined,
     );
     await eventually(() => expect(seen).toEqual(["ADDED b"]));
     api.bookmark();
-    await eventually(() => expect(seen).toEqual(["ADDED b", `BOOKMARK ${api.resourceVersion}`]));
+    await eventually(() =>
+      expect(seen).toEqual(["ADDED b", `BOOKMARK ${api.resourceVersion}`]),
+    );
     watch.abort();
     api.compact();
     const errors: { code?: number }[] = [];
@@ -99,6 +127,8 @@ describe("API server double", () => {
       (type, obj: { code?: number }) => type === "ERROR" && errors.push(obj),
       () => undefined,
     );
-    await eventually(() => expect(errors).toEqual([expect.objectContaining({ code: 410 })]));
+    await eventually(() =>
+      expect(errors).toEqual([expect.objectContaining({ code: 410 })]),
+    );
   });
 });

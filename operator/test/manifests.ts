@@ -7,14 +7,21 @@ import { parseAllDocuments } from "yaml";
 import { mcpClientCrd, virtualKeyCrd } from "../src/crds/crd.js";
 import type { Crd } from "./crd-validator.js";
 
-export const MANIFESTS_DIR = fileURLToPath(new URL("../../e2e/cluster/manifests/", import.meta.url));
+export const MANIFESTS_DIR = fileURLToPath(
+  new URL("../../e2e/cluster/manifests/", import.meta.url),
+);
 export const INVALID_DIR = `${MANIFESTS_DIR}invalid/`;
 export const CRDS_DIR = fileURLToPath(new URL("../../crds/", import.meta.url));
 
-export type Doc = Record<string, unknown> & { kind: string; metadata: { name: string } };
+export type Doc = Record<string, unknown> & {
+  kind: string;
+  metadata: { name: string };
+};
 
 export function docs(path: string): Doc[] {
-  return parseAllDocuments(readFileSync(path, "utf8")).map((d) => d.toJS() as Doc);
+  return parseAllDocuments(readFileSync(path, "utf8")).map(
+    (d) => d.toJS() as Doc,
+  );
 }
 
 export function yamlFiles(dir: string): string[] {
@@ -25,11 +32,16 @@ export function yamlFiles(dir: string): string[] {
 }
 
 /** Each invalid example with the message fragment its `# expect:` line names. */
-export function invalidExamples(): { file: string; expect: string; doc: Doc }[] {
+export function invalidExamples(): {
+  file: string;
+  expect: string;
+  doc: Doc;
+}[] {
   return yamlFiles(INVALID_DIR).map((file) => {
     const expect = /^# expect: (.+)$/m.exec(readFileSync(file, "utf8"))?.[1];
     const doc = docs(file)[0];
-    if (!expect || !doc) throw new Error(`${file} needs one document and an "# expect:" line`);
+    if (!expect || !doc)
+      throw new Error(`${file} needs one document and an "# expect:" line`);
     return { file, expect, doc };
   });
 }

@@ -59,7 +59,9 @@ describe("operator against the API server double", () => {
         http("https://search.example/mcp", {
           authType: "headers",
           headers: {
-            Authorization: { secretKeyRef: { name: "search-token", key: "token" } },
+            Authorization: {
+              secretKeyRef: { name: "search-token", key: "token" },
+            },
             "X-Team": { value: "tools" },
           },
         }),
@@ -77,12 +79,18 @@ describe("operator against the API server double", () => {
       Authorization: `env.${headerSecretKey("web_search", 0)}`,
       "X-Team": "tools",
     });
-    expect(renderedSecret(api)).toEqual({ [headerSecretKey("web_search", 0)]: "Bearer s3cret" });
+    expect(renderedSecret(api)).toEqual({
+      [headerSecretKey("web_search", 0)]: "Bearer s3cret",
+    });
     const cm = api.get(`${CONFIGMAPS}/${TARGET.configMap}`);
     const s = api.get(`${SECRETS}/${TARGET.secret}`);
-    const sum = (cm?.metadata.annotations as Record<string, string>)[CHECKSUM_ANNOTATION];
+    const sum = (cm?.metadata.annotations as Record<string, string>)[
+      CHECKSUM_ANNOTATION
+    ];
     expect(sum).toMatch(/^[0-9a-f]{64}$/);
-    expect((s?.metadata.annotations as Record<string, string>)[CHECKSUM_ANNOTATION]).toBe(sum);
+    expect(
+      (s?.metadata.annotations as Record<string, string>)[CHECKSUM_ANNOTATION],
+    ).toBe(sum);
   });
 
   it("writes nothing when the operator reconciles unchanged input again", async () => {
@@ -95,10 +103,20 @@ describe("operator against the API server double", () => {
       }),
     );
     const op = start();
-    await eventually(() => expect(condition(api.get(`${KEYS}/team-a`), "Ready")?.status).toBe("True"));
-    await eventually(() => expect(condition(api.get(`${CLIENTS}/alpha`), "Ready")?.reason).toBe("NoReports"));
+    await eventually(() =>
+      expect(condition(api.get(`${KEYS}/team-a`), "Ready")?.status).toBe(
+        "True",
+      ),
+    );
+    await eventually(() =>
+      expect(condition(api.get(`${CLIENTS}/alpha`), "Ready")?.reason).toBe(
+        "NoReports",
+      ),
+    );
     await op.controller?.idle();
-    const before = api.writes({ user: "operator" }).filter((w) => !w.path.includes("/leases")).length;
+    const before = api
+      .writes({ user: "operator" })
+      .filter((w) => !w.path.includes("/leases")).length;
     // Level-based: re-run every key (and let several status refreshes pass) on the same input.
     const c = op.controller;
     c?.queue.add(`Config/${TARGET.namespace}/${TARGET.configMap}`);
@@ -107,20 +125,29 @@ describe("operator against the API server double", () => {
     await c?.idle();
     await new Promise((r) => setTimeout(r, 300));
     await c?.idle();
-    expect(api.writes({ user: "operator" }).filter((w) => !w.path.includes("/leases")).length).toBe(before);
+    expect(
+      api
+        .writes({ user: "operator" })
+        .filter((w) => !w.path.includes("/leases")).length,
+    ).toBe(before);
   });
 
   it("follows a spec change and records the observed generation", async () => {
     api.apply(CLIENTS, mcpClient("alpha", http("https://a.example/mcp")));
     start();
     await eventually(() =>
-      expect(renderedConfig(api).mcp.client_configs[0]?.connection_string).toBe("https://a.example/mcp"),
+      expect(renderedConfig(api).mcp.client_configs[0]?.connection_string).toBe(
+        "https://a.example/mcp",
+      ),
     );
     api.apply(
       CLIENTS,
       mcpClient(
         "alpha",
-        http("https://b.example/mcp", { toolsToExecute: ["search"], toolsToAutoExecute: ["search"] }),
+        http("https://b.example/mcp", {
+          toolsToExecute: ["search"],
+          toolsToAutoExecute: ["search"],
+        }),
       ),
     );
     await eventually(() => {
@@ -130,7 +157,8 @@ describe("operator against the API server double", () => {
     });
     await eventually(() =>
       expect(
-        (api.get(`${CLIENTS}/alpha`)?.status as { observedGeneration?: number }).observedGeneration,
+        (api.get(`${CLIENTS}/alpha`)?.status as { observedGeneration?: number })
+          .observedGeneration,
       ).toBe(2),
     );
   });
@@ -143,16 +171,24 @@ describe("operator against the API server double", () => {
         "needs-secret",
         http("https://x.example/mcp", {
           authType: "headers",
-          headers: { Authorization: { secretKeyRef: { name: "missing", key: "token" } } },
+          headers: {
+            Authorization: { secretKeyRef: { name: "missing", key: "token" } },
+          },
         }),
       ),
     );
     api.apply(CLIENTS, mcpClient("9lives", http("https://nine.example/mcp")));
-    api.apply(CLIENTS, mcpClient("dotted.name", http("https://dot.example/mcp")));
+    api.apply(
+      CLIENTS,
+      mcpClient("dotted.name", http("https://dot.example/mcp")),
+    );
     start();
     await eventually(() => {
       const ready = condition(api.get(`${CLIENTS}/needs-secret`), "Ready");
-      expect(ready).toMatchObject({ status: "False", reason: "SecretNotFound" });
+      expect(ready).toMatchObject({
+        status: "False",
+        reason: "SecretNotFound",
+      });
       expect(ready?.message).toContain('Secret "missing" not found');
     });
     await eventually(() =>
@@ -162,19 +198,27 @@ describe("operator against the API server double", () => {
       }),
     );
     await eventually(() =>
-      expect(condition(api.get(`${CLIENTS}/dotted.name`), "Ready")).toMatchObject({
+      expect(
+        condition(api.get(`${CLIENTS}/dotted.name`), "Ready"),
+      ).toMatchObject({
         status: "False",
         reason: "InvalidName",
       }),
     );
-    expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["good"]);
+    expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual([
+      "good",
+    ]);
     // Creating the Secret later brings the client in, without touching the resource.
     api.apply(SECRETS, secret("missing", { token: "t0k" }));
     await eventually(() =>
-      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["good", "needs_secret"]),
+      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(
+        ["good", "needs_secret"],
+      ),
     );
     await eventually(() =>
-      expect(condition(api.get(`${CLIENTS}/needs-secret`), "Ready")?.reason).not.toBe("SecretNotFound"),
+      expect(
+        condition(api.get(`${CLIENTS}/needs-secret`), "Ready")?.reason,
+      ).not.toBe("SecretNotFound"),
     );
   });
 
@@ -192,10 +236,14 @@ describe("operator against the API server double", () => {
     );
     api.apply(CLIENTS, mcpClient("beta", http("https://b.example/mcp")));
     start();
-    await eventually(() => expect(renderedConfig(api).mcp.client_configs).toHaveLength(2));
+    await eventually(() =>
+      expect(renderedConfig(api).mcp.client_configs).toHaveLength(2),
+    );
     api.remove(`${CLIENTS}/alpha`);
     await eventually(() =>
-      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["beta"]),
+      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(
+        ["beta"],
+      ),
     );
     await eventually(() => expect(renderedSecret(api)).toEqual({}));
   });
@@ -219,20 +267,37 @@ describe("operator against the API server double", () => {
     );
     start();
     await eventually(() =>
-      expect(condition(api.get(`${CLIENTS}/docs`), "Connected")?.reason).toBe("NoReports"),
+      expect(condition(api.get(`${CLIENTS}/docs`), "Connected")?.reason).toBe(
+        "NoReports",
+      ),
     );
     const now = new Date().toISOString();
-    status.setOAuth("docs", { status: "pending", authorizeUrl: "https://auth.example/authorize?x=1" });
-    status.report("docs", { pod: "gw-0", state: "connecting", toolCount: 0, tools: [], updatedAt: now });
+    status.setOAuth("docs", {
+      status: "pending",
+      authorizeUrl: "https://auth.example/authorize?x=1",
+    });
+    status.report("docs", {
+      pod: "gw-0",
+      state: "connecting",
+      toolCount: 0,
+      tools: [],
+      updatedAt: now,
+    });
     await eventually(() => {
       const o = api.get(`${CLIENTS}/docs`);
       expect((o?.status as { authorizeUrl?: string }).authorizeUrl).toBe(
         "https://auth.example/authorize?x=1",
       );
-      expect(condition(o, "Authorized")).toMatchObject({ status: "False", reason: "AuthorizationPending" });
+      expect(condition(o, "Authorized")).toMatchObject({
+        status: "False",
+        reason: "AuthorizationPending",
+      });
       expect(condition(o, "Ready")?.status).toBe("False");
     });
-    const readyFalseAt = condition(api.get(`${CLIENTS}/docs`), "Ready")?.lastTransitionTime;
+    const readyFalseAt = condition(
+      api.get(`${CLIENTS}/docs`),
+      "Ready",
+    )?.lastTransitionTime;
     status.setOAuth("docs", { status: "authorized" });
     status.report("docs", {
       pod: "gw-0",
@@ -256,7 +321,9 @@ describe("operator against the API server double", () => {
         tools: ["fetch", "search"],
         clientName: "docs",
       });
-      expect((o?.status as { authorizeUrl?: string }).authorizeUrl).toBeUndefined();
+      expect(
+        (o?.status as { authorizeUrl?: string }).authorizeUrl,
+      ).toBeUndefined();
       expect(condition(o, "Connected")).toMatchObject({
         status: "True",
         message: "2/2 gateway pods connected",
@@ -268,24 +335,41 @@ describe("operator against the API server double", () => {
 
   it("creates a VirtualKey's Secret with a random key and never overwrites an existing one", async () => {
     api.apply(SECRETS, secret("kept", { key: "my-own-key" }));
-    api.apply(KEYS, virtualKey("generated", { keySecretRef: { name: "generated-key" } }));
-    api.apply(KEYS, virtualKey("kept", { active: false, keySecretRef: { name: "kept" } }));
+    api.apply(
+      KEYS,
+      virtualKey("generated", { keySecretRef: { name: "generated-key" } }),
+    );
+    api.apply(
+      KEYS,
+      virtualKey("kept", { active: false, keySecretRef: { name: "kept" } }),
+    );
     start();
     await eventually(() =>
-      expect(renderedConfig(api).governance.virtual_keys.map((k) => k.name)).toEqual(["generated", "kept"]),
+      expect(
+        renderedConfig(api).governance.virtual_keys.map((k) => k.name),
+      ).toEqual(["generated", "kept"]),
     );
     const made = api.get(`${SECRETS}/generated-key`);
-    const value = Buffer.from((made?.data as Record<string, string>).key ?? "", "base64").toString();
+    const value = Buffer.from(
+      (made?.data as Record<string, string>).key ?? "",
+      "base64",
+    ).toString();
     expect(value).toMatch(/^tgvk_[A-Za-z0-9_-]{43}$/);
-    expect((made?.metadata.ownerReferences as { kind: string }[])[0]?.kind).toBe("VirtualKey");
+    expect(
+      (made?.metadata.ownerReferences as { kind: string }[])[0]?.kind,
+    ).toBe("VirtualKey");
     expect(renderedSecret(api)[virtualKeySecretKey("generated")]).toBe(value);
     expect(renderedSecret(api)[virtualKeySecretKey("kept")]).toBe("my-own-key");
     expect(api.writes({ pathIncludes: "/secrets/kept" })).toEqual([]);
-    expect(renderedConfig(api).governance.virtual_keys.find((k) => k.name === "kept")?.is_active).toBe(false);
+    expect(
+      renderedConfig(api).governance.virtual_keys.find((k) => k.name === "kept")
+        ?.is_active,
+    ).toBe(false);
     await eventually(() =>
-      expect((api.get(`${KEYS}/generated`)?.status as { secretName?: string }).secretName).toBe(
-        "generated-key",
-      ),
+      expect(
+        (api.get(`${KEYS}/generated`)?.status as { secretName?: string })
+          .secretName,
+      ).toBe("generated-key"),
     );
   });
 
@@ -293,11 +377,17 @@ describe("operator against the API server double", () => {
     api.conflictOnce.push(`${CLIENTS}/alpha/status`, `${CLIENTS}/alpha/status`);
     api.apply(CLIENTS, mcpClient("alpha", http("https://a.example/mcp")));
     start();
-    await eventually(() => expect(condition(api.get(`${CLIENTS}/alpha`), "Ready")?.reason).toBe("NoReports"));
+    await eventually(() =>
+      expect(condition(api.get(`${CLIENTS}/alpha`), "Ready")?.reason).toBe(
+        "NoReports",
+      ),
+    );
     expect(api.conflictOnce).toEqual([]);
-    expect(api.writes({ pathIncludes: `${CLIENTS}/alpha/status` }).map((w) => w.status)).toEqual([
-      409, 409, 200,
-    ]);
+    expect(
+      api
+        .writes({ pathIncludes: `${CLIENTS}/alpha/status` })
+        .map((w) => w.status),
+    ).toEqual([409, 409, 200]);
   });
 
   it("serves several namespaces and gives a client name claimed twice to the older resource", async () => {
@@ -308,9 +398,18 @@ describe("operator against the API server double", () => {
     api.clock = () => new Date("2026-01-01T00:01:00Z");
     api.apply(other, mcpClient("shared", http("https://second.example/mcp")));
     api.apply(other, mcpClient("only-here", http("https://third.example/mcp")));
-    running.push(startOperator(api, status, "operator", { namespaces: ["tools", "other"] }));
+    running.push(
+      startOperator(api, status, "operator", {
+        namespaces: ["tools", "other"],
+      }),
+    );
     await eventually(() =>
-      expect(renderedConfig(api).mcp.client_configs.map((c) => [c.name, c.connection_string])).toEqual([
+      expect(
+        renderedConfig(api).mcp.client_configs.map((c) => [
+          c.name,
+          c.connection_string,
+        ]),
+      ).toEqual([
         ["only_here", "https://third.example/mcp"],
         ["shared", "https://first.example/mcp"],
       ]),
@@ -327,9 +426,12 @@ describe("operator against the API server double", () => {
     api.apply(SECRETS, secret("tok", { t: "v" }));
     api.apply(CLIENTS, mcpClient("beta", http("https://b.example/mcp")));
     start();
-    await eventually(() => expect(renderedConfig(api).mcp.client_configs).toHaveLength(1));
+    await eventually(() =>
+      expect(renderedConfig(api).mcp.client_configs).toHaveLength(1),
+    );
     const gateway = (w: { path: string }) =>
-      w.path.endsWith(`/configmaps/${TARGET.configMap}`) || w.path.endsWith(`/secrets/${TARGET.secret}`);
+      w.path.endsWith(`/configmaps/${TARGET.configMap}`) ||
+      w.path.endsWith(`/secrets/${TARGET.secret}`);
     const kinds = (from: number) =>
       api
         .writes({ user: "operator" })
@@ -342,7 +444,9 @@ describe("operator against the API server double", () => {
       headers: { A: { secretKeyRef: { name: "tok", key: "t" } } },
     });
     api.apply(CLIENTS, mcpClient("alpha", withHeader));
-    await eventually(() => expect(renderedConfig(api).mcp.client_configs).toHaveLength(2));
+    await eventually(() =>
+      expect(renderedConfig(api).mcp.client_configs).toHaveLength(2),
+    );
     expect(kinds(mark)).toEqual(["secret", "configmap"]);
     mark = api.writes({ user: "operator" }).length;
     api.remove(`${CLIENTS}/alpha`);

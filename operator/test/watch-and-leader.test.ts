@@ -15,7 +15,10 @@ import {
   TARGET,
 } from "./helpers.js";
 
-const http = (url: string) => ({ connectionType: "http", connectionString: url });
+const http = (url: string) => ({
+  connectionType: "http",
+  connectionString: url,
+});
 
 interface Obj {
   metadata: { name: string; namespace?: string; resourceVersion?: string };
@@ -45,7 +48,10 @@ describe("informer against the API server double", () => {
       list: () => {
         lists++;
         const items = api.list(CLIENTS) as unknown as Obj[];
-        return Promise.resolve({ items, resourceVersion: String(api.resourceVersion) });
+        return Promise.resolve({
+          items,
+          resourceVersion: String(api.resourceVersion),
+        });
       },
       onEvent: (type, obj) => events.push(`${type} ${obj.metadata.name}`),
       backoff: { baseMs: 1, maxMs: 5, jitter: 0.5 },
@@ -67,8 +73,11 @@ describe("informer against the API server double", () => {
     await eventually(() => expect(events).toEqual(["add a", "add b", "add c"]));
     const watches = api.requests.filter((r) => r.watch);
     expect(watches.length).toBeGreaterThanOrEqual(2);
-    const resumed = api.requestUrls.filter((u) => u.includes("watch=true"))[1] ?? "";
-    expect(new URL(`http://x${resumed}`).searchParams.get("resourceVersion")).toBe(rvBefore);
+    const resumed =
+      api.requestUrls.filter((u) => u.includes("watch=true"))[1] ?? "";
+    expect(
+      new URL(`http://x${resumed}`).searchParams.get("resourceVersion"),
+    ).toBe(rvBefore);
     expect(lists).toBe(1);
     expect(Number(inf.lastResourceVersion)).toBeGreaterThan(Number(rvBefore));
   });
@@ -77,7 +86,9 @@ describe("informer against the API server double", () => {
     const events: string[] = [];
     const inf = startInformer(events);
     await eventually(() => expect(api.openWatches).toBe(1));
-    api.apply("/api/v1/namespaces/tools/configmaps", { metadata: { name: "unrelated" } });
+    api.apply("/api/v1/namespaces/tools/configmaps", {
+      metadata: { name: "unrelated" },
+    });
     const rv = String(api.resourceVersion);
     expect(inf.lastResourceVersion).not.toBe(rv);
     api.bookmark();
@@ -88,22 +99,31 @@ describe("informer against the API server double", () => {
   it.each([
     ["a 410 ERROR event", false],
     ["an HTTP 410 response", true],
-  ])("relists after %s and emits what changed while it was away", async (_label, goneAsHttp) => {
-    api.goneAsHttp = goneAsHttp;
-    api.apply(CLIENTS, mcpClient("a", http("https://a.example")));
-    api.apply(CLIENTS, mcpClient("b", http("https://b.example")));
-    const events: string[] = [];
-    startInformer(events);
-    await eventually(() => expect(api.openWatches).toBe(1));
-    api.dropWatches();
-    // While no watch is open: a change, a delete, an add, then history is compacted away.
-    api.apply(CLIENTS, mcpClient("a", http("https://a2.example")));
-    api.remove(`${CLIENTS}/b`);
-    api.apply(CLIENTS, mcpClient("c", http("https://c.example")));
-    api.compact();
-    await eventually(() => expect(events.slice(2).sort()).toEqual(["add c", "delete b", "update a"]));
-    expect(lists).toBe(2);
-  });
+  ])(
+    "relists after %s and emits what changed while it was away",
+    async (_label, goneAsHttp) => {
+      api.goneAsHttp = goneAsHttp;
+      api.apply(CLIENTS, mcpClient("a", http("https://a.example")));
+      api.apply(CLIENTS, mcpClient("b", http("https://b.example")));
+      const events: string[] = [];
+      startInformer(events);
+      await eventually(() => expect(api.openWatches).toBe(1));
+      api.dropWatches();
+      // While no watch is open: a change, a delete, an add, then history is compacted away.
+      api.apply(CLIENTS, mcpClient("a", http("https://a2.example")));
+      api.remove(`${CLIENTS}/b`);
+      api.apply(CLIENTS, mcpClient("c", http("https://c.example")));
+      api.compact();
+      await eventually(() =>
+        expect(events.slice(2).sort()).toEqual([
+          "add c",
+          "delete b",
+          "update a",
+        ]),
+      );
+      expect(lists).toBe(2);
+    },
+  );
 });
 
 describe("operator watch resilience and leader election", () => {
@@ -121,7 +141,9 @@ describe("operator watch resilience and leader election", () => {
   });
 
   const start = (user: string, leaseDurationSeconds = 2) => {
-    const op = startOperator(api, new MemoryStatusSource(), user, { leaseDurationSeconds });
+    const op = startOperator(api, new MemoryStatusSource(), user, {
+      leaseDurationSeconds,
+    });
     running.push(op);
     return op;
   };
@@ -130,18 +152,24 @@ describe("operator watch resilience and leader election", () => {
     api.apply(CLIENTS, mcpClient("alpha", http("https://a.example/mcp")));
     start("operator");
     await eventually(() =>
-      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["alpha"]),
+      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(
+        ["alpha"],
+      ),
     );
     api.dropWatches();
     api.apply(CLIENTS, mcpClient("beta", http("https://b.example/mcp")));
     await eventually(() =>
-      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["alpha", "beta"]),
+      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(
+        ["alpha", "beta"],
+      ),
     );
     api.dropWatches();
     api.remove(`${CLIENTS}/alpha`);
     api.compact();
     await eventually(() =>
-      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["beta"]),
+      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(
+        ["beta"],
+      ),
     );
   });
 
@@ -150,19 +178,31 @@ describe("operator watch resilience and leader election", () => {
     const first = start("first");
     await eventually(() => expect(first.isLeader).toBe(true));
     const second = start("second");
-    await eventually(() => expect(renderedConfig(api).mcp.client_configs).toHaveLength(1));
+    await eventually(() =>
+      expect(renderedConfig(api).mcp.client_configs).toHaveLength(1),
+    );
     api.apply(CLIENTS, mcpClient("beta", http("https://b.example/mcp")));
-    await eventually(() => expect(renderedConfig(api).mcp.client_configs).toHaveLength(2));
+    await eventually(() =>
+      expect(renderedConfig(api).mcp.client_configs).toHaveLength(2),
+    );
     // Let the standby campaign a few rounds against the held Lease.
     await eventually(() =>
       expect(
-        api.requests.filter((r) => r.user === "second" && r.path.includes("/leases")).length,
+        api.requests.filter(
+          (r) => r.user === "second" && r.path.includes("/leases"),
+        ).length,
       ).toBeGreaterThan(3),
     );
     expect(second.isLeader).toBe(false);
-    expect(api.writes({ user: "second" }).filter((w) => !w.path.includes("/leases"))).toEqual([]);
-    expect(api.writes({ user: "first", pathIncludes: CONFIGMAPS }).length).toBeGreaterThan(0);
-    expect(api.get(`${LEASES}/toolgate-operator`)?.spec).toMatchObject({ holderIdentity: "first" });
+    expect(
+      api.writes({ user: "second" }).filter((w) => !w.path.includes("/leases")),
+    ).toEqual([]);
+    expect(
+      api.writes({ user: "first", pathIncludes: CONFIGMAPS }).length,
+    ).toBeGreaterThan(0);
+    expect(api.get(`${LEASES}/toolgate-operator`)?.spec).toMatchObject({
+      holderIdentity: "first",
+    });
 
     await first.stop();
     running.splice(running.indexOf(first), 1);
@@ -174,10 +214,15 @@ describe("operator watch resilience and leader election", () => {
     await eventually(() => expect(second.controller?.synced).toBe(true));
     api.apply(CLIENTS, mcpClient("gamma", http("https://c.example/mcp")));
     await eventually(() =>
-      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(["alpha", "beta", "gamma"]),
+      expect(renderedConfig(api).mcp.client_configs.map((c) => c.name)).toEqual(
+        ["alpha", "beta", "gamma"],
+      ),
     );
     expect(
-      api.writes({ user: "second", pathIncludes: `${CONFIGMAPS}/${TARGET.configMap}` }).length,
+      api.writes({
+        user: "second",
+        pathIncludes: `${CONFIGMAPS}/${TARGET.configMap}`,
+      }).length,
     ).toBeGreaterThan(0);
   });
 
@@ -186,22 +231,33 @@ describe("operator watch resilience and leader election", () => {
     const first = start("first", 1);
     await eventually(() => expect(first.isLeader).toBe(true));
     const second = start("second", 1);
-    await eventually(() => expect(renderedConfig(api).mcp.client_configs).toHaveLength(1));
+    await eventually(() =>
+      expect(renderedConfig(api).mcp.client_configs).toHaveLength(1),
+    );
     api.blockedUsers.add("first");
     await eventually(() => expect(second.isLeader).toBe(true));
     await eventually(() => expect(first.isLeader).toBe(false));
     api.apply(CLIENTS, mcpClient("beta", http("https://b.example/mcp")));
-    await eventually(() => expect(renderedConfig(api).mcp.client_configs).toHaveLength(2));
+    await eventually(() =>
+      expect(renderedConfig(api).mcp.client_configs).toHaveLength(2),
+    );
     expect(
-      api.writes({ user: "second", pathIncludes: `${CONFIGMAPS}/${TARGET.configMap}` }).length,
+      api.writes({
+        user: "second",
+        pathIncludes: `${CONFIGMAPS}/${TARGET.configMap}`,
+      }).length,
     ).toBeGreaterThan(0);
     const firstWrites = api.writes({ user: "first" }).length;
     api.blockedUsers.delete("first");
     // Unblocked, the old leader finds the Lease held and stays a standby.
     await eventually(() =>
       expect(
-        api.requests.filter((r) => r.user === "first" && r.status === 200 && r.path.includes("/leases"))
-          .length,
+        api.requests.filter(
+          (r) =>
+            r.user === "first" &&
+            r.status === 200 &&
+            r.path.includes("/leases"),
+        ).length,
       ).toBeGreaterThan(2),
     );
     expect(first.isLeader).toBe(false);

@@ -10,7 +10,14 @@ import { EvalError } from "./eval/index.js";
 import { execFile } from "./eval/index.js";
 import type { FileOptions } from "./syntax/ast.js";
 
-const OPTION_NAMES = ["set", "while", "toplevelcontrol", "globalreassign", "recursion", "loadbindsglobally"] as const;
+const OPTION_NAMES = [
+  "set",
+  "while",
+  "toplevelcontrol",
+  "globalreassign",
+  "recursion",
+  "loadbindsglobally",
+] as const;
 const USAGE = `usage: starlark [--option NAME]... [--fstrings] FILE|-\n  options: ${OPTION_NAMES.join(", ")}, all`;
 
 interface Args {
@@ -39,7 +46,8 @@ function parseArgs(argv: readonly string[]): Args | string {
     if (a === "--fstrings") options.fstrings = true;
     else if (a === "--option" || a.startsWith("--option=")) {
       const name = a.includes("=") ? a.slice(a.indexOf("=") + 1) : argv[++i];
-      if (!applyOption(options, name ?? "")) return `unknown option ${JSON.stringify(name ?? "")}\n${USAGE}`;
+      if (!applyOption(options, name ?? ""))
+        return `unknown option ${JSON.stringify(name ?? "")}\n${USAGE}`;
     } else if (a === "-h" || a === "--help") return USAGE;
     else if (file === undefined && (a === "-" || !a.startsWith("-"))) file = a;
     else return `unexpected argument ${JSON.stringify(a)}\n${USAGE}`;
@@ -64,8 +72,10 @@ async function main(): Promise<number> {
     });
     return 0;
   } catch (e) {
-    if (e instanceof EvalError) process.stderr.write(`${e.backtrace()}\n${e.message}\n`);
-    else process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
+    if (e instanceof EvalError)
+      process.stderr.write(`${e.backtrace()}\n${e.message}\n`);
+    else
+      process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
     return 1;
   }
 }

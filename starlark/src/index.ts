@@ -83,4 +83,9 @@ export { resolve, ResolveError } from "./resolve/resolver.js";
 export type { FileOptions } from "./syntax/ast.js";
 export { StarlarkSyntaxError as SyntaxError } from "./syntax/errors.js";
 export { ALL_OPTIONS, DEFAULT_OPTIONS, parse } from "./syntax/parser.js";
-export { findObjectUses, type MethodCall, type ObjectUses, walk } from "./syntax/walk.js";
+export {
+  findObjectUses,
+  type MethodCall,
+  type ObjectUses,
+  walk,
+} from "./syntax/walk.js";

@@ -10,8 +10,15 @@ const pkg = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const cli = path.join(pkg, "dist", "cli.js");
 const tsc = path.resolve(pkg, "..", "node_modules", ".bin", "tsc");
 
-function run(args: string[], input?: string): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [cli, ...args], { input, encoding: "utf8", timeout: 20_000 });
+function run(
+  args: string[],
+  input?: string,
+): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [cli, ...args], {
+    input,
+    encoding: "utf8",
+    timeout: 20_000,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -26,17 +33,35 @@ describe("starlark command", () => {
   it("runs a file, printing to stdout and exiting 0", () => {
     const file = path.join(dir, "ok.star");
     writeFileSync(file, 'x = [i * i for i in range(4)]\nprint(x, "done")\n');
-    expect(run([file])).toEqual({ status: 0, stdout: "[0, 1, 4, 9] done\n", stderr: "" });
+    expect(run([file])).toEqual({
+      status: 0,
+      stdout: "[0, 1, 4, 9] done\n",
+      stderr: "",
+    });
   });
 
   it("reads standard input with - and honours --option and --fstrings", () => {
-    const r = run(["--option", "while", "--option=toplevelcontrol", "--option", "globalreassign", "--fstrings", "-"], 'n = 0\nwhile n < 3:\n    n += 1\nprint(f"n={n}")\n');
+    const r = run(
+      [
+        "--option",
+        "while",
+        "--option=toplevelcontrol",
+        "--option",
+        "globalreassign",
+        "--fstrings",
+        "-",
+      ],
+      'n = 0\nwhile n < 3:\n    n += 1\nprint(f"n={n}")\n',
+    );
     expect(r.stdout).toBe("n=3\n");
     expect(r.status).toBe(0);
   });
 
   it("turns every option on with --option all", () => {
-    const r = run(["--option", "all", "-"], "s = set([1])\nfor i in range(2):\n    s.add(i)\nprint(sorted(s))\n");
+    const r = run(
+      ["--option", "all", "-"],
+      "s = set([1])\nfor i in range(2):\n    s.add(i)\nprint(sorted(s))\n",
+    );
     expect(r.stdout).toBe("[0, 1]\n");
   });
 

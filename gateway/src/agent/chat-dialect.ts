@@ -7,7 +7,10 @@ import type { Dialect, Json, ToolCall } from "./types.js";
 const ToolCallWire = z.looseObject({
   id: z.string(),
   type: z.string().optional(),
-  function: z.looseObject({ name: z.string(), arguments: z.string().default("") }),
+  function: z.looseObject({
+    name: z.string(),
+    arguments: z.string().default(""),
+  }),
 });
 
 const Message = z.looseObject({
@@ -34,7 +37,11 @@ function firstMessage(response: Json): z.infer<typeof Message> | undefined {
 }
 
 function wireCall(c: ToolCall): Json {
-  return { id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } };
+  return {
+    id: c.id,
+    type: "function",
+    function: { name: c.name, arguments: c.arguments },
+  };
 }
 
 function rewriteDenials(messages: readonly Json[]): readonly Json[] {
@@ -42,7 +49,8 @@ function rewriteDenials(messages: readonly Json[]): readonly Json[] {
   const names = new Map<string, string>();
   messages.forEach((m, i) => {
     if (m.role === "assistant") {
-      for (const tc of Message.safeParse(m).data?.tool_calls ?? []) names.set(tc.id, tc.function.name);
+      for (const tc of Message.safeParse(m).data?.tool_calls ?? [])
+        names.set(tc.id, tc.function.name);
       return;
     }
     if (m.role !== "tool") return;
@@ -60,38 +68,73 @@ export const chatDialect: Dialect = {
 
   prepare(body) {
     const { stream: _stream, stream_options: _opts, ...rest } = body;
-    const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
+    const messages = Array.isArray(body.messages)
+      ? (body.messages as Json[])
+      : [];
     return { ...rest, messages: rewriteDenials(messages) };
   },
 
   toolCalls(response) {
-    return (firstMessage(response)?.tool_calls ?? []).map((tc) => ({ id: tc.id, name: tc.function.name, arguments: tc.function.arguments }));
+    return (firstMessage(response)?.tool_calls ?? []).map((tc) => ({
+      id: tc.id,
+      name: tc.function.name,
+      arguments: tc.function.arguments,
+    }));
   },
 
   appendTurn(request, response, results) {
     const msg = firstMessage(response);
-    const assistant: Json = { role: "assistant", content: msg?.content ?? null, tool_calls: (msg?.tool_calls ?? []).map((tc) => ({ ...tc, type: "function" })) };
-    const tools = results.map((r) => ({ role: "tool", tool_call_id: r.call.id, content: r.text }));
-    const messages = Array.isArray(request.messages) ? (request.messages as Json[]) : [];
+    const assistant: Json = {
+      role: "assistant",
+      content: msg?.content ?? null,
+      tool_calls: (msg?.tool_calls ?? []).map((tc) => ({
+        ...tc,
+        type: "function",
+      })),
+    };
+    const tools = results.map((r) => ({
+      role: "tool",
+      tool_call_id: r.call.id,
+      content: r.text,
+    }));
+    const messages = Array.isArray(request.messages)
+      ? (request.messages as Json[])
+      : [];
     return { ...request, messages: [...messages, assistant, ...tools] };
   },
 
   keepCalls(response, calls) {
-    const choices = Array.isArray(response.choices) ? (response.choices as Json[]) : [];
+    const choices = Array.isArray(response.choices)
+      ? (response.choices as Json[])
+      : [];
     const first = choices[0];
     const msg = firstMessage(response);
-    if (!first || !msg?.tool_calls || msg.tool_calls.length === calls.length) return response;
+    if (!first || !msg?.tool_calls || msg.tool_calls.length === calls.length)
+      return response;
     const keep = new Set(calls.map((c) => c.id));
     const tool_calls = msg.tool_calls.filter((tc) => keep.has(tc.id));
     const message = { ...(first.message as Json), tool_calls };
     const finish = tool_calls.length === 0 ? { finish_reason: "stop" } : {};
-    return { ...response, choices: [{ ...first, ...finish, message }, ...choices.slice(1)] };
+    return {
+      ...response,
+      choices: [{ ...first, ...finish, message }, ...choices.slice(1)],
+    };
   },
 
   mixed(response, content, pending) {
     return {
       ...response,
-      choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content, tool_calls: pending.map(wireCall) } }],
+      choices: [
+        {
+          index: 0,
+          finish_reason: "stop",
+          message: {
+            role: "assistant",
+            content,
+            tool_calls: pending.map(wireCall),
+          },
+        },
+      ],
     };
   },
 

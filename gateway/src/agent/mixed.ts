@@ -8,7 +8,9 @@
 export const MIXED_PREFIX = "The Output from allowed tools calls is - ";
 export const MIXED_SUFFIX = "\n\nNow I shall call these tools next...";
 
-export function mixedContent(executed: readonly { readonly label: string; readonly text: string }[]): string {
+export function mixedContent(
+  executed: readonly { readonly label: string; readonly text: string }[],
+): string {
   const grouped = new Map<string, string[]>();
   for (const { label, text } of executed) {
     const list = grouped.get(label);

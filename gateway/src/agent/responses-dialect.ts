@@ -49,28 +49,46 @@ export const responsesDialect: Dialect = {
 
   prepare(body) {
     const { stream: _stream, ...rest } = body;
-    return body.input === undefined ? rest : { ...rest, input: rewriteDenials(body.input) };
+    return body.input === undefined
+      ? rest
+      : { ...rest, input: rewriteDenials(body.input) };
   },
 
   toolCalls(response) {
     const calls: ToolCall[] = [];
     for (const item of outputOf(response)) {
       const fc = FunctionCall.safeParse(item);
-      if (fc.success) calls.push({ id: fc.data.call_id, name: fc.data.name, arguments: fc.data.arguments });
+      if (fc.success)
+        calls.push({
+          id: fc.data.call_id,
+          name: fc.data.name,
+          arguments: fc.data.arguments,
+        });
     }
     return calls;
   },
 
   appendTurn(request, response, results) {
-    const outputs = results.map((r) => ({ type: "function_call_output", call_id: r.call.id, output: r.text }));
-    return { ...request, input: [...inputItems(request.input), ...outputOf(response), ...outputs] };
+    const outputs = results.map((r) => ({
+      type: "function_call_output",
+      call_id: r.call.id,
+      output: r.text,
+    }));
+    return {
+      ...request,
+      input: [...inputItems(request.input), ...outputOf(response), ...outputs],
+    };
   },
 
   keepCalls(response, calls) {
     const keep = new Set(calls.map((c) => c.id));
     const output = outputOf(response);
-    const kept = output.filter((item) => item.type !== "function_call" || keep.has(String(item.call_id)));
-    return kept.length === output.length ? response : { ...response, output: kept };
+    const kept = output.filter(
+      (item) => item.type !== "function_call" || keep.has(String(item.call_id)),
+    );
+    return kept.length === output.length
+      ? response
+      : { ...response, output: kept };
   },
 
   mixed(response, content, pending) {
@@ -82,13 +100,23 @@ export const responsesDialect: Dialect = {
       role: "assistant",
       content: [{ type: "text", text: content }],
     };
-    const calls = pending.map((c) => ({ type: "function_call", id: `fc_${c.id}`, status: "completed", role: "assistant", call_id: c.id, name: c.name, arguments: c.arguments }));
+    const calls = pending.map((c) => ({
+      type: "function_call",
+      id: `fc_${c.id}`,
+      status: "completed",
+      role: "assistant",
+      call_id: c.id,
+      name: c.name,
+      arguments: c.arguments,
+    }));
     return { ...response, status: "completed", output: [message, ...calls] };
   },
 
   usage(response) {
     const u = response.usage;
-    return typeof u === "object" && u !== null && !Array.isArray(u) ? (u as Json) : undefined;
+    return typeof u === "object" && u !== null && !Array.isArray(u)
+      ? (u as Json)
+      : undefined;
   },
 
   withUsage(response, usage) {

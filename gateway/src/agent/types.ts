@@ -33,7 +33,10 @@ export type Decision =
       readonly kind: "auto";
       /** Key in the mixed response's result object: `<client>_<tool>`. */
       readonly label: string;
-      readonly run: (args: Record<string, unknown>, ctx: RunContext) => Promise<ToolOutcome>;
+      readonly run: (
+        args: Record<string, unknown>,
+        ctx: RunContext,
+      ) => Promise<ToolOutcome>;
     }
   | { readonly kind: "manual" }
   | { readonly kind: "skipped"; readonly reason: string };
@@ -46,7 +49,11 @@ export interface Dialect {
   prepare(body: Json): Json;
   toolCalls(response: Json): ToolCall[];
   /** The request extended by the model's turn and one result per call. */
-  appendTurn(request: Json, response: Json, results: readonly { readonly call: ToolCall; readonly text: string }[]): Json;
+  appendTurn(
+    request: Json,
+    response: Json,
+    results: readonly { readonly call: ToolCall; readonly text: string }[],
+  ): Json;
   /** The response with only `calls` left as its tool calls (skipped ones dropped). */
   keepCalls(response: Json, calls: readonly ToolCall[]): Json;
   /** SPEC 4.5: executed results as text, pending calls as tool calls. */
@@ -60,9 +67,13 @@ export interface AgentOptions {
   readonly timeoutMs: number;
   readonly parentRequestId: string;
   /** SPEC 6.3: the request id of each iteration (1-based). Default `<parent-id>-<iteration>`. */
-  readonly iterationRequestId?: ((parentId: string, iteration: number) => string) | undefined;
+  readonly iterationRequestId?:
+    ((parentId: string, iteration: number) => string) | undefined;
   readonly signal: AbortSignal;
-  callModel(request: Json, ctx: { readonly requestId: string; readonly iteration: number }): Promise<Json>;
+  callModel(
+    request: Json,
+    ctx: { readonly requestId: string; readonly iteration: number },
+  ): Promise<Json>;
   classify(call: ToolCall): Decision;
 }
 

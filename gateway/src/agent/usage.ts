@@ -9,14 +9,19 @@ function isObject(v: unknown): v is Json {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-export function addUsage(total: Json | undefined, next: Json | undefined): Json | undefined {
+export function addUsage(
+  total: Json | undefined,
+  next: Json | undefined,
+): Json | undefined {
   if (!next) return total;
   if (!total) return next;
   const out: Json = { ...total };
   for (const [k, v] of Object.entries(next)) {
     const prev = out[k];
-    if (typeof v === "number") out[k] = (typeof prev === "number" ? prev : 0) + v;
-    else if (isObject(v)) out[k] = addUsage(isObject(prev) ? prev : undefined, v);
+    if (typeof v === "number")
+      out[k] = (typeof prev === "number" ? prev : 0) + v;
+    else if (isObject(v))
+      out[k] = addUsage(isObject(prev) ? prev : undefined, v);
     else if (prev === undefined) out[k] = v;
   }
   return out;

@@ -24,9 +24,16 @@ export interface ClientRoutesOptions {
 const IdParams = z.object({ id: z.string().min(1) });
 
 export function validationError(error: z.ZodError, what: string): GatewayError {
-  return new GatewayError("TG_ERR_VALIDATION", `${what} is invalid: ${error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; ")}`, {
-    problems: error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
-  });
+  return new GatewayError(
+    "TG_ERR_VALIDATION",
+    `${what} is invalid: ${error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; ")}`,
+    {
+      problems: error.issues.map((i) => ({
+        path: i.path.join("."),
+        message: i.message,
+      })),
+    },
+  );
 }
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
@@ -46,13 +53,21 @@ function refuseOAuth(authType: string | undefined): void {
   }
 }
 
-export function clientRoutes(app: FastifyInstance, opts: ClientRoutesOptions, done: (err?: Error) => void): void {
+export function clientRoutes(
+  app: FastifyInstance,
+  opts: ClientRoutesOptions,
+  done: (err?: Error) => void,
+): void {
   const { service, preHandler, bodyLimit } = opts;
   const common = { preHandler, bodyLimit };
 
-  app.get("/api/mcp/clients", common, async () => ({ clients: await service.listWithFleet() }));
+  app.get("/api/mcp/clients", common, async () => ({
+    clients: await service.listWithFleet(),
+  }));
 
-  app.get("/api/mcp/client/:id", common, (request) => service.getWithFleet(parse(IdParams, request.params, "the path").id));
+  app.get("/api/mcp/client/:id", common, (request) =>
+    service.getWithFleet(parse(IdParams, request.params, "the path").id),
+  );
 
   app.post("/api/mcp/client", common, async (request, reply) => {
     const input = parse(ClientConfig, request.body, "the client configuration");

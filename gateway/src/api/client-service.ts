@@ -10,7 +10,12 @@
 import type { Logger } from "pino";
 
 import { redact } from "../config/redact.js";
-import { ClientConfig, ClientConfigObject, clientId, type GatewayConfig } from "../config/schema.js";
+import {
+  ClientConfig,
+  ClientConfigObject,
+  clientId,
+  type GatewayConfig,
+} from "../config/schema.js";
 import { GatewayError } from "../errors.js";
 import type { ClientFleetHealth, FleetHealth } from "../state/fleet-health.js";
 import { summarize } from "../state/fleet-health.js";
@@ -42,7 +47,11 @@ export interface ClientView {
  * cannot be read, `available: false` with the reason (the local fields are still answered).
  */
 export type FleetView =
-  | { readonly available: true; readonly summary: ClientFleetHealth["summary"]; readonly pods: ClientFleetHealth["pods"] }
+  | {
+      readonly available: true;
+      readonly summary: ClientFleetHealth["summary"];
+      readonly pods: ClientFleetHealth["pods"];
+    }
   | { readonly available: false; readonly error: string };
 
 export interface ClientServiceOptions {
@@ -95,7 +104,9 @@ export class ClientService {
   }
 
   list(): ClientView[] {
-    return [...this.fileClients(), ...this.effectiveApiClients()].map((c) => this.view(c));
+    return [...this.fileClients(), ...this.effectiveApiClients()].map((c) =>
+      this.view(c),
+    );
   }
 
   get(id: string): ClientView {
@@ -116,7 +127,10 @@ export class ClientService {
       const fleet: FleetView = { available: false, error: errorText(err) };
       return views.map((v) => ({ ...v, fleet }));
     }
-    return views.map((v) => ({ ...v, fleet: fleetView(byName.get(v.name) ?? summarize(v.name, [])) }));
+    return views.map((v) => ({
+      ...v,
+      fleet: fleetView(byName.get(v.name) ?? summarize(v.name, [])),
+    }));
   }
 
   /** `get()` with the client's fleet view. */
@@ -136,7 +150,10 @@ export class ClientService {
       this.checkStdio(input);
       this.checkUnique(input, undefined);
       await this.opts.repository.upsert(input);
-      this.apiClients = [...this.apiClients.filter((c) => clientId(c) !== clientId(input)), input];
+      this.apiClients = [
+        ...this.apiClients.filter((c) => clientId(c) !== clientId(input)),
+        input,
+      ];
       await this.apply();
       return this.view(input);
     });
@@ -145,16 +162,29 @@ export class ClientService {
   update(id: string, patch: ClientPatch): Promise<ClientView> {
     return this.serial(async () => {
       const current = this.editable(id);
-      const merged = ClientConfig.safeParse({ ...current, ...patch, id: clientId(current) });
+      const merged = ClientConfig.safeParse({
+        ...current,
+        ...patch,
+        id: clientId(current),
+      });
       if (!merged.success) {
-        throw new GatewayError("TG_ERR_VALIDATION", "the edited client is invalid", {
-          problems: merged.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
-        });
+        throw new GatewayError(
+          "TG_ERR_VALIDATION",
+          "the edited client is invalid",
+          {
+            problems: merged.error.issues.map((i) => ({
+              path: i.path.join("."),
+              message: i.message,
+            })),
+          },
+        );
       }
       this.checkStdio(merged.data);
       this.checkUnique(merged.data, id);
       await this.opts.repository.upsert(merged.data);
-      this.apiClients = this.apiClients.map((c) => (clientId(c) === id ? merged.data : c));
+      this.apiClients = this.apiClients.map((c) =>
+        clientId(c) === id ? merged.data : c,
+      );
       await this.apply();
       return this.view(merged.data);
     });
@@ -184,10 +214,14 @@ export class ClientService {
   private effectiveApiClients(): readonly ClientConfig[] {
     const names = new Set(this.fileClients().map((c) => c.name));
     const ids = new Set(this.fileClients().map(clientId));
-    return this.apiClients.filter((c) => !names.has(c.name) && !ids.has(clientId(c)));
+    return this.apiClients.filter(
+      (c) => !names.has(c.name) && !ids.has(clientId(c)),
+    );
   }
 
-  private find(id: string): { client: ClientConfig; source: ClientSource } | undefined {
+  private find(
+    id: string,
+  ): { client: ClientConfig; source: ClientSource } | undefined {
     const file = this.fileClients().find((c) => clientId(c) === id);
     if (file) return { client: file, source: "file" };
     const api = this.effectiveApiClients().find((c) => clientId(c) === id);
@@ -207,7 +241,10 @@ export class ClientService {
   }
 
   private checkStdio(c: ClientConfig): void {
-    if (c.connection_type === "stdio" && !this.fileConfig.server.allow_stdio_from_api) {
+    if (
+      c.connection_type === "stdio" &&
+      !this.fileConfig.server.allow_stdio_from_api
+    ) {
       throw new GatewayError(
         "TG_ERR_STDIO_FROM_API",
         "creating stdio clients through the API runs a command on the gateway host and is disabled; set server.allow_stdio_from_api to true to allow it",
@@ -216,17 +253,32 @@ export class ClientService {
   }
 
   private checkUnique(c: ClientConfig, exceptId: string | undefined): void {
-    for (const other of [...this.fileClients(), ...this.effectiveApiClients()]) {
+    for (const other of [
+      ...this.fileClients(),
+      ...this.effectiveApiClients(),
+    ]) {
       const otherId = clientId(other);
       if (otherId === exceptId) continue;
-      if (other.name === c.name) throw new GatewayError("TG_ERR_CLIENT_NAME_TAKEN", `an MCP client named "${c.name}" exists (id "${otherId}")`);
-      if (otherId === clientId(c)) throw new GatewayError("TG_ERR_CONFLICT", `an MCP client with id "${otherId}" exists`);
+      if (other.name === c.name)
+        throw new GatewayError(
+          "TG_ERR_CLIENT_NAME_TAKEN",
+          `an MCP client named "${c.name}" exists (id "${otherId}")`,
+        );
+      if (otherId === clientId(c))
+        throw new GatewayError(
+          "TG_ERR_CONFLICT",
+          `an MCP client with id "${otherId}" exists`,
+        );
     }
   }
 
   private view(client: ClientConfig): ClientView {
     const id = clientId(client);
-    const source: ClientSource = this.fileClients().some((c) => clientId(c) === id) ? "file" : "api";
+    const source: ClientSource = this.fileClients().some(
+      (c) => clientId(c) === id,
+    )
+      ? "file"
+      : "api";
     return {
       id,
       name: client.name,
@@ -238,11 +290,16 @@ export class ClientService {
   }
 
   private apply(): Promise<void> {
-    return this.opts.upstream.apply(this.fileConfig, this.effectiveApiClients());
+    return this.opts.upstream.apply(
+      this.fileConfig,
+      this.effectiveApiClients(),
+    );
   }
 
   private applyLogged(): void {
-    this.apply().catch((err: unknown) => this.opts.logger.error({ err }, "applying the MCP client set failed"));
+    this.apply().catch((err: unknown) =>
+      this.opts.logger.error({ err }, "applying the MCP client set failed"),
+    );
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -261,8 +318,24 @@ function fleetView(h: ClientFleetHealth): FleetView {
 }
 
 /** The live part of a view; a client the manager does not know yet is about to connect. */
-function statusFields(status: ClientStatus | undefined): Pick<ClientView, "state" | "since" | "tools" | "tool_count" | "last_error" | "consecutive_failures"> {
-  if (!status) return { state: "connecting", tools: [], tool_count: 0, consecutive_failures: 0 };
+function statusFields(
+  status: ClientStatus | undefined,
+): Pick<
+  ClientView,
+  | "state"
+  | "since"
+  | "tools"
+  | "tool_count"
+  | "last_error"
+  | "consecutive_failures"
+> {
+  if (!status)
+    return {
+      state: "connecting",
+      tools: [],
+      tool_count: 0,
+      consecutive_failures: 0,
+    };
   return {
     state: status.state,
     since: status.since,
@@ -274,5 +347,8 @@ function statusFields(status: ClientStatus | undefined): Pick<ClientView, "state
 }
 
 function notFound(id: string): GatewayError {
-  return new GatewayError("TG_ERR_CLIENT_NOT_FOUND", `no MCP client with id "${id}"; GET /api/mcp/clients lists them`);
+  return new GatewayError(
+    "TG_ERR_CLIENT_NOT_FOUND",
+    `no MCP client with id "${id}"; GET /api/mcp/clients lists them`,
+  );
 }

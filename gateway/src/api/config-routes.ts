@@ -17,7 +17,9 @@ const section = ClientSection.shape;
 // initial_pool_size sizes pools allocated at startup, so it is not accepted here (see patchError).
 export const ConfigPatch = z.strictObject({
   client: z.strictObject({
-    enforce_governance_header: section.enforce_governance_header.unwrap().optional(),
+    enforce_governance_header: section.enforce_governance_header
+      .unwrap()
+      .optional(),
     prometheus_labels: section.prometheus_labels.unwrap().optional(),
     drop_excess_requests: section.drop_excess_requests.unwrap().optional(),
     allowed_origins: section.allowed_origins.unwrap().optional(),
@@ -29,7 +31,10 @@ export type ClientSectionValue = z.infer<typeof ClientSection>;
 const STARTUP_ONLY = ["initial_pool_size"] as const;
 
 function startupOnlyKey(body: unknown): string | undefined {
-  const client = typeof body === "object" && body !== null ? (body as { client?: unknown }).client : undefined;
+  const client =
+    typeof body === "object" && body !== null
+      ? (body as { client?: unknown }).client
+      : undefined;
   if (typeof client !== "object" || client === null) return undefined;
   return STARTUP_ONLY.find((k) => k in client);
 }
@@ -41,17 +46,35 @@ export interface ConfigRoutesOptions {
   readonly patchClient: (patch: ConfigPatch["client"]) => ClientSectionValue;
 }
 
-export function configRoutes(app: FastifyInstance, opts: ConfigRoutesOptions, done: (err?: Error) => void): void {
-  app.patch("/config", { preHandler: opts.preHandler, bodyLimit: opts.bodyLimit }, (request) => {
-    const startupOnly = startupOnlyKey(request.body);
-    if (startupOnly) {
-      throw new GatewayError("TG_ERR_VALIDATION", `client.${startupOnly} takes effect at startup; set it in the config file and restart`, {
-        problems: [{ path: `client.${startupOnly}`, message: "cannot change at runtime" }],
-      });
-    }
-    const parsed = ConfigPatch.safeParse(request.body ?? {});
-    if (!parsed.success) throw validationError(parsed.error, "the configuration patch");
-    return { client: opts.patchClient(parsed.data.client) };
-  });
+export function configRoutes(
+  app: FastifyInstance,
+  opts: ConfigRoutesOptions,
+  done: (err?: Error) => void,
+): void {
+  app.patch(
+    "/config",
+    { preHandler: opts.preHandler, bodyLimit: opts.bodyLimit },
+    (request) => {
+      const startupOnly = startupOnlyKey(request.body);
+      if (startupOnly) {
+        throw new GatewayError(
+          "TG_ERR_VALIDATION",
+          `client.${startupOnly} takes effect at startup; set it in the config file and restart`,
+          {
+            problems: [
+              {
+                path: `client.${startupOnly}`,
+                message: "cannot change at runtime",
+              },
+            ],
+          },
+        );
+      }
+      const parsed = ConfigPatch.safeParse(request.body ?? {});
+      if (!parsed.success)
+        throw validationError(parsed.error, "the configuration patch");
+      return { client: opts.patchClient(parsed.data.client) };
+    },
+  );
   done();
 }

@@ -6,4 +6,9 @@ export {
   type ClientSource,
   type ClientView,
 } from "./client-service.js";
-export { type ClientSectionValue, ConfigPatch, configRoutes, type ConfigRoutesOptions } from "./config-routes.js";
+export {
+  type ClientSectionValue,
+  ConfigPatch,
+  configRoutes,
+  type ConfigRoutesOptions,
+} from "./config-routes.js";

@@ -14,20 +14,25 @@ import type { Caller } from "../governance/types.js";
 import type { ToolRegistry } from "../registry/types.js";
 import type { Toolset } from "./tools.js";
 
-const SKIP_REASON = "it is not among the tools this request may use (tools_to_execute, the virtual key or the x-bf-mcp-* headers exclude it)";
+const SKIP_REASON =
+  "it is not among the tools this request may use (tools_to_execute, the virtual key or the x-bf-mcp-* headers exclude it)";
 
 /** MCP content as text for the model: text parts verbatim, anything else as JSON. */
 export function outcomeOf(result: CallToolResult): ToolOutcome {
   const parts: string[] = [];
-  for (const c of result.content) parts.push(c.type === "text" ? c.text : JSON.stringify(c));
-  if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
+  for (const c of result.content)
+    parts.push(c.type === "text" ? c.text : JSON.stringify(c));
+  if (parts.length === 0 && result.structuredContent !== undefined)
+    parts.push(JSON.stringify(result.structuredContent));
   return { text: parts.join("\n"), isError: result.isError === true };
 }
 
 function argsOf(call: ToolCall): Record<string, unknown> {
   try {
     const v: unknown = JSON.parse(call.arguments || "{}");
-    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+    return typeof v === "object" && v !== null && !Array.isArray(v)
+      ? (v as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }
@@ -52,15 +57,28 @@ export function classifier(input: ClassifyInput): (call: ToolCall) => Decision {
       return {
         kind: "auto",
         label: entry.name,
-        run: async (args, ctx) => outcomeOf(await registry.call(entry, args, { signal: ctx.signal, timeoutMs: ctx.timeoutMs, requestId: ctx.requestId })),
+        run: async (args, ctx) =>
+          outcomeOf(
+            await registry.call(entry, args, {
+              signal: ctx.signal,
+              timeoutMs: ctx.timeoutMs,
+              requestId: ctx.requestId,
+            }),
+          ),
       };
     }
     if (offered?.kind === "extra") {
       const extra = offered.extra;
       if (extra.classify(argsOf(call)) === "manual") return { kind: "manual" };
-      return { kind: "auto", label: extra.name, run: (args, ctx) => extra.execute(args, { ...ctx, caller }) };
+      return {
+        kind: "auto",
+        label: extra.name,
+        run: (args, ctx) => extra.execute(args, { ...ctx, caller }),
+      };
     }
-    for (const client of input.clients()) if (call.name.startsWith(`${client}_`)) return { kind: "skipped", reason: SKIP_REASON };
+    for (const client of input.clients())
+      if (call.name.startsWith(`${client}_`))
+        return { kind: "skipped", reason: SKIP_REASON };
     return { kind: "manual" };
   };
 }

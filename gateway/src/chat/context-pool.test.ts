@@ -5,7 +5,12 @@ import { ContextPool } from "./context-pool.js";
 describe("ContextPool (initial_pool_size)", () => {
   it("preallocates initial_pool_size contexts and reuses them without creating more", () => {
     const pool = new ContextPool(3);
-    expect(pool.stats).toEqual({ initialSize: 3, available: 3, inUse: 0, created: 3 });
+    expect(pool.stats).toEqual({
+      initialSize: 3,
+      available: 3,
+      inUse: 0,
+      created: 3,
+    });
     const a = pool.acquire();
     pool.release(a);
     expect(pool.acquire()).toBe(a);
@@ -29,7 +34,13 @@ describe("ContextPool (initial_pool_size)", () => {
     const kept = c.interChunkSeconds;
     pool.release(c);
     const again = pool.acquire().reset("q", "n", "r2", 2);
-    expect(again).toMatchObject({ provider: "q", model: "n", requestId: "r2", firstChunkAt: 0, inputTokens: undefined });
+    expect(again).toMatchObject({
+      provider: "q",
+      model: "n",
+      requestId: "r2",
+      firstChunkAt: 0,
+      inputTokens: undefined,
+    });
     expect(again.interChunkSeconds).toEqual([]);
     expect(kept).toEqual([0.1]);
   });

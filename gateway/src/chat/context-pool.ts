@@ -68,7 +68,12 @@ export class ContextPool {
   }
 
   get stats(): PoolStats {
-    return { initialSize: this.#initial, available: this.#free.length, inUse: this.#inUse, created: this.#created };
+    return {
+      initialSize: this.#initial,
+      available: this.#free.length,
+      inUse: this.#inUse,
+      created: this.#created,
+    };
   }
 
   #make(): CallContext {

@@ -5,7 +5,10 @@ import { DropSetting } from "./drop-setting.js";
 
 describe("DropSetting (drop_excess_requests)", () => {
   it("starts from the config, with config.* winning over client.*", () => {
-    const cfg = GatewayConfig.parse({ client: { drop_excess_requests: false }, config: { drop_excess_requests: true } });
+    const cfg = GatewayConfig.parse({
+      client: { drop_excess_requests: false },
+      config: { drop_excess_requests: true },
+    });
     expect(new DropSetting(() => cfg).get()).toBe(true);
   });
 

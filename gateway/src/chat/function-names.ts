@@ -19,8 +19,13 @@ export function functionName(name: string): string {
   if (VALID.test(name)) return name;
   let alias = cache.get(name);
   if (alias === undefined) {
-    const hash = createHash("sha256").update(name).digest("hex").slice(0, HASH_LEN);
-    const readable = name.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, MAX_FUNCTION_NAME - HASH_LEN - 1);
+    const hash = createHash("sha256")
+      .update(name)
+      .digest("hex")
+      .slice(0, HASH_LEN);
+    const readable = name
+      .replace(/[^a-zA-Z0-9_-]/g, "_")
+      .slice(0, MAX_FUNCTION_NAME - HASH_LEN - 1);
     alias = `${readable}_${hash}`;
     cache.set(name, alias);
   }

@@ -33,4 +33,12 @@ export type { QueueStats, Release } from "./queue.js";
 export { ProviderQueue } from "./queue.js";
 export type { Chat, ChatOptions } from "./service.js";
 export { createChat } from "./service.js";
-export type { ExtraTool, ExtraToolContext, ExtraToolsInput, ExtraToolsProvider, OfferedTool, ToolOutcome,Toolset } from "./tools.js";
+export type {
+  ExtraTool,
+  ExtraToolContext,
+  ExtraToolsInput,
+  ExtraToolsProvider,
+  OfferedTool,
+  ToolOutcome,
+  Toolset,
+} from "./tools.js";

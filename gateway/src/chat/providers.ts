@@ -24,17 +24,27 @@ export interface Target {
 export function resolveTarget(model: string, cfg: GatewayConfig): Target {
   const slash = model.indexOf("/");
   const names = Object.keys(cfg.providers);
-  const known = names.length > 0 ? `configured providers: ${names.join(", ")}` : "no providers are configured; add one under providers.<name>";
+  const known =
+    names.length > 0
+      ? `configured providers: ${names.join(", ")}`
+      : "no providers are configured; add one under providers.<name>";
   if (slash <= 0 || slash === model.length - 1) {
-    throw new GatewayError("TG_ERR_VALIDATION", `model "${model}" must be "<provider>/<model>", e.g. "openai/gpt-4o"; ${known}`);
+    throw new GatewayError(
+      "TG_ERR_VALIDATION",
+      `model "${model}" must be "<provider>/<model>", e.g. "openai/gpt-4o"; ${known}`,
+    );
   }
   const provider = model.slice(0, slash);
   const config = cfg.providers[provider];
   if (!config) {
-    throw new GatewayError("TG_ERR_UNKNOWN_PROVIDER", `unknown provider "${provider}" in model "${model}"; ${known}`, {
-      provider,
-      configured: names,
-    });
+    throw new GatewayError(
+      "TG_ERR_UNKNOWN_PROVIDER",
+      `unknown provider "${provider}" in model "${model}"; ${known}`,
+      {
+        provider,
+        configured: names,
+      },
+    );
   }
   return { provider, model: model.slice(slash + 1), config };
 }
@@ -75,7 +85,12 @@ export class Providers {
   }
 
   /** POSTs `payload` to `<base_url><apiPath>` over the provider's pool. Rejects only on network failure or abort. */
-  send(target: Target, apiPath: string, payload: string, opts: SendOptions): Promise<H1Response> {
+  send(
+    target: Target,
+    apiPath: string,
+    payload: string,
+    opts: SendOptions,
+  ): Promise<H1Response> {
     const slot = this.#slot(target);
     const headers: Record<string, string> = {
       "content-type": "application/json",
@@ -97,16 +112,28 @@ export class Providers {
   async close(): Promise<void> {
     const slots = [...this.#slots.values()];
     this.#slots.clear();
-    for (const s of slots) s.queue.rejectWaiting(new GatewayError("TG_ERR_SHUTTING_DOWN"));
+    for (const s of slots)
+      s.queue.rejectWaiting(new GatewayError("TG_ERR_SHUTTING_DOWN"));
     await Promise.all(slots.map((s) => s.pool.close()));
   }
 
   #slot(target: Target): ProviderSlot {
-    const { concurrency, buffer_size } = target.config.concurrency_and_buffer_size;
-    const { origin, basePath } = splitBase(target.provider, target.config.base_url);
+    const { concurrency, buffer_size } =
+      target.config.concurrency_and_buffer_size;
+    const { origin, basePath } = splitBase(
+      target.provider,
+      target.config.base_url,
+    );
     let slot = this.#slots.get(target.provider);
     if (!slot) {
-      slot = { queue: new ProviderQueue(concurrency, buffer_size, this.#dropExcess), pool: newPool(origin, concurrency), origin, basePath, connections: concurrency, bufferSize: buffer_size };
+      slot = {
+        queue: new ProviderQueue(concurrency, buffer_size, this.#dropExcess),
+        pool: newPool(origin, concurrency),
+        origin,
+        basePath,
+        connections: concurrency,
+        bufferSize: buffer_size,
+      };
       this.#slots.set(target.provider, slot);
       return slot;
     }
@@ -133,14 +160,22 @@ function newPool(origin: string, connections: number): H1Pool {
 
 const baseCache = new Map<string, { origin: string; basePath: string }>();
 
-function splitBase(provider: string, baseUrl: string): { origin: string; basePath: string } {
+function splitBase(
+  provider: string,
+  baseUrl: string,
+): { origin: string; basePath: string } {
   let hit = baseCache.get(baseUrl);
   if (!hit) {
     let url: URL;
     try {
       url = new URL(baseUrl);
     } catch (e) {
-      throw new GatewayError("TG_ERR_CONFIG_INVALID", `providers.${provider}.base_url "${baseUrl}" is not a URL; use e.g. https://api.openai.com/v1`, undefined, { cause: e });
+      throw new GatewayError(
+        "TG_ERR_CONFIG_INVALID",
+        `providers.${provider}.base_url "${baseUrl}" is not a URL; use e.g. https://api.openai.com/v1`,
+        undefined,
+        { cause: e },
+      );
     }
     hit = { origin: url.origin, basePath: url.pathname.replace(/\/+$/, "") };
     baseCache.set(baseUrl, hit);

@@ -18,21 +18,34 @@ import { readAll } from "./upstream-call.js";
 import { tokensOfBody, tokensOfSse } from "./usage-tokens.js";
 
 /** Replaces `"<alias>"` by the JSON string of the aggregated name. */
-export function renameAliases(text: string, aliases: ReadonlyMap<string, string>): string {
+export function renameAliases(
+  text: string,
+  aliases: ReadonlyMap<string, string>,
+): string {
   let out = text;
-  for (const [alias, name] of aliases) out = out.replaceAll(`"${alias}"`, JSON.stringify(name));
+  for (const [alias, name] of aliases)
+    out = out.replaceAll(`"${alias}"`, JSON.stringify(name));
   return out;
 }
 
-export async function forward(reply: FastifyReply, call: OpenCall, stream: boolean, aliases: ReadonlyMap<string, string>): Promise<void> {
+export async function forward(
+  reply: FastifyReply,
+  call: OpenCall,
+  stream: boolean,
+  aliases: ReadonlyMap<string, string>,
+): Promise<void> {
   const ok = call.status >= 200 && call.status < 300;
   if (stream && ok && call.contentType.includes("text/event-stream")) {
     streamThrough(reply, call, aliases);
     return;
   }
   let buf = await readAll(call, tokensOfBody);
-  if (ok && aliases.size > 0) buf = Buffer.from(renameAliases(buf.toString("utf8"), aliases));
-  await reply.code(call.status).header("content-type", call.contentType).send(buf);
+  if (ok && aliases.size > 0)
+    buf = Buffer.from(renameAliases(buf.toString("utf8"), aliases));
+  await reply
+    .code(call.status)
+    .header("content-type", call.contentType)
+    .send(buf);
 }
 
 /**
@@ -48,7 +61,11 @@ class ObserveChunks extends Transform {
     super();
   }
 
-  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+  override _transform(
+    chunk: Buffer,
+    _enc: BufferEncoding,
+    done: TransformCallback,
+  ): void {
     const ctx = this.ctx;
     const now = performance.now();
     if (ctx.firstChunkAt === 0) ctx.firstChunkAt = now;
@@ -61,11 +78,20 @@ class ObserveChunks extends Transform {
         ctx.outputTokens = t.output;
       }
     }
-    done(null, this.aliases.size > 0 ? Buffer.from(renameAliases(chunk.toString("utf8"), this.aliases)) : chunk);
+    done(
+      null,
+      this.aliases.size > 0
+        ? Buffer.from(renameAliases(chunk.toString("utf8"), this.aliases))
+        : chunk,
+    );
   }
 }
 
-function streamThrough(reply: FastifyReply, call: OpenCall, aliases: ReadonlyMap<string, string>): void {
+function streamThrough(
+  reply: FastifyReply,
+  call: OpenCall,
+  aliases: ReadonlyMap<string, string>,
+): void {
   const observe = new ObserveChunks(call.ctx, aliases);
   // Listening before pipeline does: fastify then sees a 502 naming the provider, not a socket error.
   let broke = false;
@@ -73,12 +99,24 @@ function streamThrough(reply: FastifyReply, call: OpenCall, aliases: ReadonlyMap
   body.once("error", (e: Error) => {
     if (call.signal.aborted) return;
     broke = true;
-    observe.destroy(new GatewayError("TG_ERR_UPSTREAM", `the stream from provider "${call.ctx.provider}" broke: ${e.message}`, undefined, { cause: e }));
+    observe.destroy(
+      new GatewayError(
+        "TG_ERR_UPSTREAM",
+        `the stream from provider "${call.ctx.provider}" broke: ${e.message}`,
+        undefined,
+        { cause: e },
+      ),
+    );
   });
   pipeline(body, observe, (err) => {
     if (!err) return call.end({ success: true });
     // Otherwise the caller left: fastify destroyed the pipe, which aborted the upstream body.
     call.end({ success: false, reason: broke ? "network" : "cancelled" });
   });
-  void reply.code(call.status).header("content-type", call.contentType).header("cache-control", "no-cache").header("x-accel-buffering", "no").send(observe);
+  void reply
+    .code(call.status)
+    .header("content-type", call.contentType)
+    .header("cache-control", "no-cache")
+    .header("x-accel-buffering", "no")
+    .send(observe);
 }

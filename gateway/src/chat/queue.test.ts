@@ -6,7 +6,10 @@ import { ProviderQueue } from "./queue.js";
 
 const settled = async <T>(p: Promise<T>): Promise<"pending" | "done"> => {
   const marker = Symbol("pending");
-  const r = await Promise.race([p.then(() => "done" as const), new Promise<typeof marker>((res) => setImmediate(() => res(marker)))]);
+  const r = await Promise.race([
+    p.then(() => "done" as const),
+    new Promise<typeof marker>((res) => setImmediate(() => res(marker))),
+  ]);
   return r === marker ? "pending" : "done";
 };
 
@@ -33,7 +36,11 @@ describe("ProviderQueue", () => {
     void q.acquire();
     const err = await q.acquire().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GatewayError);
-    expect(err).toMatchObject({ code: "TG_ERR_QUEUE_FULL", status: 429, message: "request dropped: queue is full" });
+    expect(err).toMatchObject({
+      code: "TG_ERR_QUEUE_FULL",
+      status: 429,
+      message: "request dropped: queue is full",
+    });
   });
 
   it("makes a request wait for room when the buffer is full and dropping is off", async () => {
@@ -54,7 +61,9 @@ describe("ProviderQueue", () => {
     await q.acquire();
     const waiting = q.acquire();
     drop = true;
-    await expect(q.acquire()).rejects.toMatchObject({ code: "TG_ERR_QUEUE_FULL" });
+    await expect(q.acquire()).rejects.toMatchObject({
+      code: "TG_ERR_QUEUE_FULL",
+    });
     expect(await settled(waiting)).toBe("pending");
   });
 

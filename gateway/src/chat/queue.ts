@@ -36,7 +36,11 @@ export class ProviderQueue {
   readonly #overflow: Waiter[] = [];
   readonly #dropExcess: () => boolean;
 
-  constructor(concurrency: number, bufferSize: number, dropExcess: () => boolean) {
+  constructor(
+    concurrency: number,
+    bufferSize: number,
+    dropExcess: () => boolean,
+  ) {
     this.#concurrency = concurrency;
     this.#bufferSize = bufferSize;
     this.#dropExcess = dropExcess;
@@ -70,7 +74,8 @@ export class ProviderQueue {
       return Promise.resolve(this.#releaser());
     }
     const full = this.#buffer.length >= this.#bufferSize;
-    if (full && this.#dropExcess()) return Promise.reject(new GatewayError("TG_ERR_QUEUE_FULL"));
+    if (full && this.#dropExcess())
+      return Promise.reject(new GatewayError("TG_ERR_QUEUE_FULL"));
     return new Promise<Release>((resolve, reject) => {
       const list = full ? this.#overflow : this.#buffer;
       const onAbort = (): void => {
@@ -116,7 +121,10 @@ export class ProviderQueue {
       this.#inFlight++;
       next.grant(this.#releaser());
     }
-    while (this.#overflow.length > 0 && this.#buffer.length < this.#bufferSize) {
+    while (
+      this.#overflow.length > 0 &&
+      this.#buffer.length < this.#bufferSize
+    ) {
       const moved = this.#overflow.shift();
       if (moved) this.#buffer.push(moved);
     }
@@ -132,5 +140,7 @@ function remove<T>(list: T[], item: T): boolean {
 
 function abortReason(signal: AbortSignal | undefined): Error {
   const reason: unknown = signal?.reason;
-  return reason instanceof Error ? reason : new Error(typeof reason === "string" ? reason : "aborted");
+  return reason instanceof Error
+    ? reason
+    : new Error(typeof reason === "string" ? reason : "aborted");
 }

@@ -8,7 +8,12 @@
  * `{error: {code, message, details?}}`; errors of the provider come back as the provider sent
  * them, status and body.
  */
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type {
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+} from "fastify";
 import fp from "fastify-plugin";
 import type { Logger } from "pino";
 
@@ -20,7 +25,11 @@ import { durationMs, effectiveTuning } from "../config/schema.js";
 import { GatewayError, isGatewayError } from "../errors.js";
 import type { Caller, Governance, HeaderBag } from "../governance/types.js";
 import type { ToolRegistry } from "../registry/types.js";
-import type { McpRecorder, ProviderCallLabels, ProviderRecorder } from "../telemetry/types.js";
+import type {
+  McpRecorder,
+  ProviderCallLabels,
+  ProviderRecorder,
+} from "../telemetry/types.js";
 import { classifier } from "./classify.js";
 import type { PoolStats } from "./context-pool.js";
 import { ContextPool } from "./context-pool.js";
@@ -30,10 +39,21 @@ import type { Target } from "./providers.js";
 import { Providers, resolveTarget } from "./providers.js";
 import { forward, renameAliases } from "./proxy.js";
 import type { QueueStats } from "./queue.js";
-import { ChatBody, parseBody, ResponsesBody, wellFormedChat, wellFormedResponses } from "./schemas.js";
+import {
+  ChatBody,
+  parseBody,
+  ResponsesBody,
+  wellFormedChat,
+  wellFormedResponses,
+} from "./schemas.js";
 import { chatSse, responsesSse } from "./sse.js";
 import type { ExtraToolsProvider, Toolset } from "./tools.js";
-import { buildToolset, chatTools, configuredClients, responsesTools } from "./tools.js";
+import {
+  buildToolset,
+  chatTools,
+  configuredClients,
+  responsesTools,
+} from "./tools.js";
 import type { CallDeps } from "./upstream-call.js";
 import { openCall, readAll, UpstreamHttpError } from "./upstream-call.js";
 
@@ -44,7 +64,8 @@ export interface ChatOptions {
   readonly recorder?: ProviderRecorder | undefined;
   readonly mcpRecorder?: McpRecorder | undefined;
   /** Values of the custom Prometheus labels for a request (`x-bf-prom-<label>`). */
-  readonly customLabels?: ((headers: HeaderBag) => Record<string, string>) | undefined;
+  readonly customLabels?:
+    ((headers: HeaderBag) => Record<string, string>) | undefined;
   readonly logger: Logger;
   /** Where `env.` references of provider api keys resolve (default: the process). */
   readonly secrets?: SecretSource | undefined;
@@ -57,7 +78,8 @@ export interface ChatOptions {
    */
   readonly clientNames?: (() => ReadonlySet<string>) | undefined;
   /** SPEC 6.3: request id of each agent iteration; default `<parent-id>-<iteration>`. */
-  readonly iterationRequestId?: ((parentId: string, iteration: number) => string) | undefined;
+  readonly iterationRequestId?:
+    ((parentId: string, iteration: number) => string) | undefined;
 }
 
 export interface Chat {
@@ -97,7 +119,16 @@ function requestSignal(reply: FastifyReply): AbortSignal {
   return controller.signal;
 }
 
-function callerToolNames(tools: readonly { type: string; function?: { name: string } | undefined; name?: string | undefined }[] | null | undefined): ReadonlySet<string> {
+function callerToolNames(
+  tools:
+    | readonly {
+        type: string;
+        function?: { name: string } | undefined;
+        name?: string | undefined;
+      }[]
+    | null
+    | undefined,
+): ReadonlySet<string> {
   const names = new Set<string>();
   for (const t of tools ?? []) {
     const name = t.function?.name ?? t.name;
@@ -115,7 +146,9 @@ function aliasHistory(messages: readonly Json[]): readonly Json[] {
     const renamed = calls.map((tc) => {
       const fn = tc.function as Json | undefined;
       const name = typeof fn?.name === "string" ? fn.name : undefined;
-      return name !== undefined && functionName(name) !== name ? { ...tc, function: { ...fn, name: functionName(name) } } : tc;
+      return name !== undefined && functionName(name) !== name
+        ? { ...tc, function: { ...fn, name: functionName(name) } }
+        : tc;
     });
     if (renamed.some((tc, j) => tc !== calls[j])) {
       out ??= [...messages];
@@ -138,9 +171,19 @@ function normaliseInputItem(it: Json): Json {
     const { role: _role, id, ...rest } = it;
     return it.role === undefined ? { ...rest, id, name } : { ...rest, name };
   }
-  if (it.type === "message" && it.role === "assistant" && Array.isArray(it.content) && (it.content as Json[]).some((p) => p.type === "text")) {
+  if (
+    it.type === "message" &&
+    it.role === "assistant" &&
+    Array.isArray(it.content) &&
+    (it.content as Json[]).some((p) => p.type === "text")
+  ) {
     const { id: _id, ...rest } = it;
-    return { ...rest, content: (it.content as Json[]).map((p) => (p.type === "text" ? { ...p, type: "output_text" } : p)) };
+    return {
+      ...rest,
+      content: (it.content as Json[]).map((p) =>
+        p.type === "text" ? { ...p, type: "output_text" } : p,
+      ),
+    };
   }
   return it;
 }
@@ -157,46 +200,119 @@ export function createChat(options: ChatOptions): Chat {
   const drop = new DropSetting(getConfig);
   const providers = new Providers(() => drop.get());
   const pool = new ContextPool(effectiveTuning(getConfig()).initialPoolSize);
-  const deps: CallDeps = { providers, pool, recorder: options.recorder, secrets: options.secrets };
+  const deps: CallDeps = {
+    providers,
+    pool,
+    recorder: options.recorder,
+    secrets: options.secrets,
+  };
   const clientNames = options.clientNames ?? registryClientNames(registry);
-  const knownClients = (config: GatewayConfig): ReadonlySet<string> => clientNames?.() ?? configuredClients(config);
+  const knownClients = (config: GatewayConfig): ReadonlySet<string> =>
+    clientNames?.() ?? configuredClients(config);
 
-  function prepare(req: FastifyRequest, reply: FastifyReply, model: string, callerTools: ReadonlySet<string>): Prepared {
+  function prepare(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    model: string,
+    callerTools: ReadonlySet<string>,
+  ): Prepared {
     const caller = governance.resolveCaller(req.headers);
     const config = getConfig();
     const target = resolveTarget(model, config);
-    const toolset = buildToolset({ registry, config, caller, headers: req.headers, callerTools, clients: knownClients(config), extraTools: options.extraTools });
+    const toolset = buildToolset({
+      registry,
+      config,
+      caller,
+      headers: req.headers,
+      callerTools,
+      clients: knownClients(config),
+      extraTools: options.extraTools,
+    });
     const labels: ProviderCallLabels = {
       provider: target.provider,
       model: target.model,
       method: "chat",
       number_of_retries: 0,
       fallback_index: 0,
-      ...(caller.virtualKey ? { virtual_key_id: caller.virtualKey.id, virtual_key_name: caller.virtualKey.name } : {}),
+      ...(caller.virtualKey
+        ? {
+            virtual_key_id: caller.virtualKey.id,
+            virtual_key_name: caller.virtualKey.name,
+          }
+        : {}),
     };
     const custom = options.customLabels?.(req.headers) ?? {};
-    return { caller, config, target, toolset, signal: requestSignal(reply), requestId: req.id, labels, custom };
+    return {
+      caller,
+      config,
+      target,
+      toolset,
+      signal: requestSignal(reply),
+      requestId: req.id,
+      labels,
+      custom,
+    };
   }
 
-  async function proxy(reply: FastifyReply, p: Prepared, dialect: Dialect, body: Json, stream: boolean): Promise<void> {
-    const call = await openCall(deps, { target: p.target, apiPath: dialect.apiPath, payload: JSON.stringify(body), requestId: p.requestId, signal: p.signal, labels: p.labels, custom: p.custom });
+  async function proxy(
+    reply: FastifyReply,
+    p: Prepared,
+    dialect: Dialect,
+    body: Json,
+    stream: boolean,
+  ): Promise<void> {
+    const call = await openCall(deps, {
+      target: p.target,
+      apiPath: dialect.apiPath,
+      payload: JSON.stringify(body),
+      requestId: p.requestId,
+      signal: p.signal,
+      labels: p.labels,
+      custom: p.custom,
+    });
     await forward(reply, call, stream, p.toolset.aliases);
   }
 
-  async function callModel(p: Prepared, dialect: Dialect, request: Json, requestId: string): Promise<Json> {
-    const call = await openCall(deps, { target: p.target, apiPath: dialect.apiPath, payload: JSON.stringify(request), requestId, signal: p.signal, labels: p.labels, custom: p.custom });
+  async function callModel(
+    p: Prepared,
+    dialect: Dialect,
+    request: Json,
+    requestId: string,
+  ): Promise<Json> {
+    const call = await openCall(deps, {
+      target: p.target,
+      apiPath: dialect.apiPath,
+      payload: JSON.stringify(request),
+      requestId,
+      signal: p.signal,
+      labels: p.labels,
+      custom: p.custom,
+    });
     const buf = await readAll(call, (b) => tokensOf(dialect, b));
-    if (call.status < 200 || call.status >= 300) throw new UpstreamHttpError(call.status, call.contentType, buf);
+    if (call.status < 200 || call.status >= 300)
+      throw new UpstreamHttpError(call.status, call.contentType, buf);
     try {
       const parsed: unknown = JSON.parse(buf.toString("utf8"));
-      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed as Json;
+      if (
+        typeof parsed === "object" &&
+        parsed !== null &&
+        !Array.isArray(parsed)
+      )
+        return parsed as Json;
     } catch {
       // handled below
     }
-    throw new GatewayError("TG_ERR_UPSTREAM", `provider "${p.target.provider}" answered ${call.status} with a body that is not a JSON object`);
+    throw new GatewayError(
+      "TG_ERR_UPSTREAM",
+      `provider "${p.target.provider}" answered ${call.status} with a body that is not a JSON object`,
+    );
   }
 
-  async function agent(p: Prepared, dialect: Dialect, body: Json): Promise<Json> {
+  async function agent(
+    p: Prepared,
+    dialect: Dialect,
+    body: Json,
+  ): Promise<Json> {
     const tm = p.config.mcp.tool_manager_config;
     const result = await runAgent(dialect, body, {
       maxDepth: tm.max_agent_depth,
@@ -204,41 +320,82 @@ export function createChat(options: ChatOptions): Chat {
       parentRequestId: p.requestId,
       iterationRequestId: options.iterationRequestId,
       signal: p.signal,
-      callModel: (request, ctx) => callModel(p, dialect, request, ctx.requestId),
-      classify: classifier({ set: p.toolset, registry, caller: p.caller, clients: () => allClients(p.config) }),
+      callModel: (request, ctx) =>
+        callModel(p, dialect, request, ctx.requestId),
+      classify: classifier({
+        set: p.toolset,
+        registry,
+        caller: p.caller,
+        clients: () => allClients(p.config),
+      }),
     });
     options.mcpRecorder?.agentIterations(result.iterations);
-    logger.debug({ reqId: p.requestId, iterations: result.iterations, stop: result.stop }, "agent loop finished");
+    logger.debug(
+      { reqId: p.requestId, iterations: result.iterations, stop: result.stop },
+      "agent loop finished",
+    );
     if (p.toolset.aliases.size === 0) return result.response;
-    return JSON.parse(renameAliases(JSON.stringify(result.response), p.toolset.aliases)) as Json;
+    return JSON.parse(
+      renameAliases(JSON.stringify(result.response), p.toolset.aliases),
+    ) as Json;
   }
 
   function allClients(config: GatewayConfig): Iterable<string> {
-    const names = new Set([...configuredClients(config), ...knownClients(config)]);
-    for (const e of registry.list({ includeCodeMode: true })) names.add(e.client);
+    const names = new Set([
+      ...configuredClients(config),
+      ...knownClients(config),
+    ]);
+    for (const e of registry.list({ includeCodeMode: true }))
+      names.add(e.client);
     return names;
   }
 
-  async function chatCompletions(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const body = parseBody(ChatBody, req.body, "chat completions", wellFormedChat);
+  async function chatCompletions(
+    req: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> {
+    const body = parseBody(
+      ChatBody,
+      req.body,
+      "chat completions",
+      wellFormedChat,
+    );
     const p = prepare(req, reply, body.model, callerToolNames(body.tools));
     const tools = chatTools(p.toolset);
-    const out: Json = { ...body, model: p.target.model, messages: aliasHistory(body.messages) };
+    const out: Json = {
+      ...body,
+      model: p.target.model,
+      messages: aliasHistory(body.messages),
+    };
     if (tools.length > 0) out.tools = [...(body.tools ?? []), ...tools];
-    if (!p.toolset.agent) return proxy(reply, p, chatDialect, out, body.stream === true);
+    if (!p.toolset.agent)
+      return proxy(reply, p, chatDialect, out, body.stream === true);
     const response = await agent(p, chatDialect, out);
-    if (body.stream === true) return sendSse(reply, chatSse(response, body.stream_options?.include_usage === true));
+    if (body.stream === true)
+      return sendSse(
+        reply,
+        chatSse(response, body.stream_options?.include_usage === true),
+      );
     await reply.code(200).send(response);
   }
 
-  async function responses(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const body = parseBody(ResponsesBody, req.body, "responses", wellFormedResponses);
+  async function responses(
+    req: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> {
+    const body = parseBody(
+      ResponsesBody,
+      req.body,
+      "responses",
+      wellFormedResponses,
+    );
     const p = prepare(req, reply, body.model, callerToolNames(body.tools));
     const tools = responsesTools(p.toolset);
     const out: Json = { ...body, model: p.target.model };
     if (body.input !== undefined) out.input = normaliseInput(body.input);
     if (tools.length > 0) out.tools = [...(body.tools ?? []), ...tools];
-    if (!p.toolset.agent) return proxy(reply, p, responsesDialect, out, body.stream === true);
+    if (!p.toolset.agent)
+      return proxy(reply, p, responsesDialect, out, body.stream === true);
     const response = await agent(p, responsesDialect, out);
     if (body.stream === true) return sendSse(reply, responsesSse(response));
     await reply.code(200).send(response);
@@ -279,16 +436,22 @@ export function createChat(options: ChatOptions): Chat {
 }
 
 /** The registry's own list of client names, when the implementation offers one (AggregatedToolRegistry does). */
-function registryClientNames(registry: ToolRegistry): (() => ReadonlySet<string>) | undefined {
+function registryClientNames(
+  registry: ToolRegistry,
+): (() => ReadonlySet<string>) | undefined {
   const candidate = registry as ToolRegistry & { clientNames?: unknown };
   if (typeof candidate.clientNames !== "function") return undefined;
   const fn = candidate.clientNames as () => ReadonlySet<string>;
   return () => fn.call(registry);
 }
 
-function tokensOf(dialect: Dialect, buf: Buffer): { input?: number; output?: number } | undefined {
+function tokensOf(
+  dialect: Dialect,
+  buf: Buffer,
+): { input?: number; output?: number } | undefined {
   try {
-    const usage = dialect.usage(JSON.parse(buf.toString("utf8")) as Json) as Record<string, unknown> | undefined;
+    const usage = dialect.usage(JSON.parse(buf.toString("utf8")) as Json) as
+      Record<string, unknown> | undefined;
     const input = usage?.prompt_tokens ?? usage?.input_tokens;
     const output = usage?.completion_tokens ?? usage?.output_tokens;
     return {
@@ -301,25 +464,41 @@ function tokensOf(dialect: Dialect, buf: Buffer): { input?: number; output?: num
 }
 
 async function sendSse(reply: FastifyReply, text: string): Promise<void> {
-  await reply.code(200).header("content-type", "text/event-stream; charset=utf-8").header("cache-control", "no-cache").send(text);
+  await reply
+    .code(200)
+    .header("content-type", "text/event-stream; charset=utf-8")
+    .header("cache-control", "no-cache")
+    .send(text);
 }
 
-async function sendError(req: FastifyRequest, reply: FastifyReply, e: unknown, logger: Logger): Promise<void> {
+async function sendError(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  e: unknown,
+  logger: Logger,
+): Promise<void> {
   if (e instanceof ClientGone || (reply.raw.destroyed && !reply.sent)) {
     // Nobody is listening; tell fastify the reply is taken care of.
     reply.hijack();
     return;
   }
   if (reply.sent) {
-    logger.warn({ reqId: req.id, err: e }, "chat request failed after the response started");
+    logger.warn(
+      { reqId: req.id, err: e },
+      "chat request failed after the response started",
+    );
     return;
   }
   if (e instanceof UpstreamHttpError) {
-    await reply.code(e.status).header("content-type", e.contentType).send(e.body);
+    await reply
+      .code(e.status)
+      .header("content-type", e.contentType)
+      .send(e.body);
     return;
   }
   if (isGatewayError(e)) {
-    if (e.status >= 500) logger.error({ reqId: req.id, err: e }, "chat request failed");
+    if (e.status >= 500)
+      logger.error({ reqId: req.id, err: e }, "chat request failed");
     await reply.code(e.status).send({ error: e.toJSON() });
     return;
   }

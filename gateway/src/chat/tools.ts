@@ -34,7 +34,10 @@ export interface ExtraTool {
   /** JSON Schema of the arguments. */
   readonly parameters: Readonly<Record<string, unknown>>;
   classify(args: Record<string, unknown>): "auto" | "manual";
-  execute(args: Record<string, unknown>, ctx: ExtraToolContext): Promise<ToolOutcome>;
+  execute(
+    args: Record<string, unknown>,
+    ctx: ExtraToolContext,
+  ): Promise<ToolOutcome>;
 }
 
 export interface ExtraToolsInput {
@@ -45,9 +48,17 @@ export interface ExtraToolsInput {
 }
 
 /** The seam for code mode: returns the extra tools of one request (none: empty array). */
-export type ExtraToolsProvider = (input: ExtraToolsInput) => readonly ExtraTool[];
+export type ExtraToolsProvider = (
+  input: ExtraToolsInput,
+) => readonly ExtraTool[];
 
-export type OfferedTool = { readonly kind: "entry"; readonly name: string; readonly entry: ToolEntry } | { readonly kind: "extra"; readonly name: string; readonly extra: ExtraTool };
+export type OfferedTool =
+  | { readonly kind: "entry"; readonly name: string; readonly entry: ToolEntry }
+  | {
+      readonly kind: "extra";
+      readonly name: string;
+      readonly extra: ExtraTool;
+    };
 
 export interface Toolset {
   /** Function name sent to the model -> the tool behind it. */
@@ -88,7 +99,9 @@ export function configuredClients(config: GatewayConfig): ReadonlySet<string> {
 export function buildToolset(input: ToolsetInput): Toolset {
   const { registry, caller, headers, callerTools } = input;
   const parsed = parseToolHeaders(headers, input.clients);
-  const filter: ToolFilter = caller.allowance ? { ...parsed, allowance: caller.allowance, includeCodeMode: false } : { ...parsed, includeCodeMode: false };
+  const filter: ToolFilter = caller.allowance
+    ? { ...parsed, allowance: caller.allowance, includeCodeMode: false }
+    : { ...parsed, includeCodeMode: false };
   const listed = registry.list(filter);
   const byFunction = new Map<string, OfferedTool>();
   const aliases = new Map<string, string>();
@@ -108,10 +121,15 @@ export function buildToolset(input: ToolsetInput): Toolset {
   return { byFunction, callerTools, aliases, agent, filter, entries, extras };
 }
 
-function offerExtras(input: ToolsetInput, filter: ToolFilter, byFunction: Map<string, OfferedTool>): ExtraTool[] {
+function offerExtras(
+  input: ToolsetInput,
+  filter: ToolFilter,
+  byFunction: Map<string, OfferedTool>,
+): ExtraTool[] {
   const extras: ExtraTool[] = [];
   const { caller, headers, config, callerTools } = input;
-  for (const extra of input.extraTools?.({ caller, headers, config, filter }) ?? []) {
+  for (const extra of input.extraTools?.({ caller, headers, config, filter }) ??
+    []) {
     if (callerTools.has(extra.name) || byFunction.has(extra.name)) continue;
     byFunction.set(extra.name, { kind: "extra", name: extra.name, extra });
     extras.push(extra);
@@ -134,12 +152,27 @@ export function chatTools(set: Toolset): Json[] {
   for (const entry of set.entries) {
     let def = chatDefs.get(entry);
     if (!def) {
-      def = { type: "function", function: { name: functionName(entry.name), description: description(entry), parameters: entry.definition.inputSchema } };
+      def = {
+        type: "function",
+        function: {
+          name: functionName(entry.name),
+          description: description(entry),
+          parameters: entry.definition.inputSchema,
+        },
+      };
       chatDefs.set(entry, def);
     }
     out.push(def);
   }
-  for (const x of set.extras) out.push({ type: "function", function: { name: x.name, description: x.description, parameters: x.parameters } });
+  for (const x of set.extras)
+    out.push({
+      type: "function",
+      function: {
+        name: x.name,
+        description: x.description,
+        parameters: x.parameters,
+      },
+    });
   return out;
 }
 
@@ -149,11 +182,24 @@ export function responsesTools(set: Toolset): Json[] {
   for (const entry of set.entries) {
     let def = responsesDefs.get(entry);
     if (!def) {
-      def = { type: "function", name: functionName(entry.name), description: description(entry), parameters: entry.definition.inputSchema, strict: false };
+      def = {
+        type: "function",
+        name: functionName(entry.name),
+        description: description(entry),
+        parameters: entry.definition.inputSchema,
+        strict: false,
+      };
       responsesDefs.set(entry, def);
     }
     out.push(def);
   }
-  for (const x of set.extras) out.push({ type: "function", name: x.name, description: x.description, parameters: x.parameters, strict: false });
+  for (const x of set.extras)
+    out.push({
+      type: "function",
+      name: x.name,
+      description: x.description,
+      parameters: x.parameters,
+      strict: false,
+    });
   return out;
 }

@@ -14,7 +14,9 @@ export function tokensOfUsage(usage: unknown): Tokens | undefined {
   const u = usage as Record<string, unknown>;
   const input = num(u.prompt_tokens) ?? num(u.input_tokens);
   const output = num(u.completion_tokens) ?? num(u.output_tokens);
-  return input === undefined && output === undefined ? undefined : { input, output };
+  return input === undefined && output === undefined
+    ? undefined
+    : { input, output };
 }
 
 export function tokensOfBody(buf: Buffer): Tokens | undefined {
@@ -34,7 +36,8 @@ export function tokensOfSse(text: string): Tokens | undefined {
     try {
       const ev = JSON.parse(line.slice(5)) as Record<string, unknown>;
       const response = ev.response as Record<string, unknown> | undefined;
-      found = tokensOfUsage(ev.usage) ?? tokensOfUsage(response?.usage) ?? found;
+      found =
+        tokensOfUsage(ev.usage) ?? tokensOfUsage(response?.usage) ?? found;
     } catch {
       // A usage line split across network chunks: telemetry misses these tokens, the caller does not.
     }

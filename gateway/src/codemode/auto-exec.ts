@@ -10,7 +10,10 @@ import { findObjectUses, parse, resolve, UNIVERSE } from "@toolgate/starlark";
 import type { Catalog } from "./catalog.js";
 import { CODE_OPTIONS, isPredeclared, SCRIPT_NAME } from "./execute.js";
 
-export function classifyCode(code: unknown, catalog: Catalog): "auto" | "manual" {
+export function classifyCode(
+  code: unknown,
+  catalog: Catalog,
+): "auto" | "manual" {
   if (typeof code !== "string") return "manual";
   let file: ReturnType<typeof parse>;
   try {
@@ -21,7 +24,14 @@ export function classifyCode(code: unknown, catalog: Catalog): "auto" | "manual"
   }
   const isServer = (name: string): boolean => catalog.get(name) !== undefined;
   // Likewise a script with unresolved names is refused before it runs.
-  if (resolve(file, (name) => isPredeclared(catalog, name), (name) => UNIVERSE.has(name)).length > 0) return "auto";
+  if (
+    resolve(
+      file,
+      (name) => isPredeclared(catalog, name),
+      (name) => UNIVERSE.has(name),
+    ).length > 0
+  )
+    return "auto";
   const uses = findObjectUses(file, isServer);
   if (uses.escapes.length > 0) return "manual";
   for (const c of uses.calls) {

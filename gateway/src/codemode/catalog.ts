@@ -30,11 +30,16 @@ export interface Catalog {
 }
 
 /** The tool by identifier or by its MCP name, ignoring case. */
-export function findTool(server: CatalogServer, name: string): CatalogTool | undefined {
+export function findTool(
+  server: CatalogServer,
+  name: string,
+): CatalogTool | undefined {
   const exact = server.tools.get(name);
   if (exact) return exact;
   const lower = name.toLowerCase();
-  for (const t of server.tools.values()) if (t.id.toLowerCase() === lower || t.entry.tool.toLowerCase() === lower) return t;
+  for (const t of server.tools.values())
+    if (t.id.toLowerCase() === lower || t.entry.tool.toLowerCase() === lower)
+      return t;
   return undefined;
 }
 
@@ -52,10 +57,13 @@ export function catalogOf(entries: readonly ToolEntry[]): Catalog {
     // and the other is left out, since a script could not name it.
     if (!tools.has(id)) tools.set(id, { id, entry });
   }
-  const servers: CatalogServer[] = [...byName].map(([name, tools]) => ({ name, tools })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const servers: CatalogServer[] = [...byName]
+    .map(([name, tools]) => ({ name, tools }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const exact = new Map(servers.map((s) => [s.name, s]));
   const folded = new Map<string, CatalogServer>();
-  for (const s of servers) if (!folded.has(s.name.toLowerCase())) folded.set(s.name.toLowerCase(), s);
+  for (const s of servers)
+    if (!folded.has(s.name.toLowerCase())) folded.set(s.name.toLowerCase(), s);
   return {
     servers,
     get: (name) => exact.get(name),
@@ -64,6 +72,9 @@ export function catalogOf(entries: readonly ToolEntry[]): Catalog {
 }
 
 /** The catalogue of a caller: code-mode tools that pass its filter. */
-export function callerCatalog(registry: ToolRegistry, filter: ToolFilter): Catalog {
+export function callerCatalog(
+  registry: ToolRegistry,
+  filter: ToolFilter,
+): Catalog {
   return catalogOf(registry.list({ ...filter, includeCodeMode: true }));
 }

@@ -6,17 +6,27 @@
 import { type Catalog, type CatalogServer, findTool } from "./catalog.js";
 import { MetaToolError } from "./errors.js";
 import { isIdentifier } from "./identifiers.js";
-import { asSchema, exampleValue, type Param, paramsOf, pyType } from "./python-types.js";
+import {
+  asSchema,
+  exampleValue,
+  type Param,
+  paramsOf,
+  pyType,
+} from "./python-types.js";
 
 function serverOf(catalog: Catalog, name: string): CatalogServer {
   const server = catalog.find(name);
   if (server) return server;
   const names = catalog.servers.map((s) => s.name);
-  throw new MetaToolError(`unknown server "${name}"; available servers: ${names.length > 0 ? names.join(", ") : "none"}`);
+  throw new MetaToolError(
+    `unknown server "${name}"; available servers: ${names.length > 0 ? names.join(", ") : "none"}`,
+  );
 }
 
 function paramLine(p: Param): string {
-  const desc = p.description ? ` - ${p.description.replace(/\s+/g, " ").trim()}` : "";
+  const desc = p.description
+    ? ` - ${p.description.replace(/\s+/g, " ").trim()}`
+    : "";
   return `  ${p.name}: ${pyType(p.schema)} (${p.required ? "required" : "optional, default None"})${desc}`;
 }
 
@@ -29,11 +39,21 @@ function resultShape(outputSchema: unknown): string[] {
       "Print the result once (print(r)) to learn its shape before relying on keys.",
     ];
   }
-  const fields = paramsOf(schema).map((f) => `  ${f.name}: ${pyType(f.schema)} (${f.required ? "always present" : "may be missing: use .get()"})${f.description ? ` - ${f.description}` : ""}`);
-  return ["Result: a dict (the tool's structured content) with these keys:", ...(fields.length > 0 ? fields : [`  ${pyType(schema)}`])];
+  const fields = paramsOf(schema).map(
+    (f) =>
+      `  ${f.name}: ${pyType(f.schema)} (${f.required ? "always present" : "may be missing: use .get()"})${f.description ? ` - ${f.description}` : ""}`,
+  );
+  return [
+    "Result: a dict (the tool's structured content) with these keys:",
+    ...(fields.length > 0 ? fields : [`  ${pyType(schema)}`]),
+  ];
 }
 
-function example(server: string, tool: string, params: readonly Param[]): string {
+function example(
+  server: string,
+  tool: string,
+  params: readonly Param[],
+): string {
   const required = params.filter((p) => p.required);
   const shown = required.length > 0 ? required : params.slice(0, 1);
   const args = params.every((p) => isIdentifier(p.name))
@@ -42,23 +62,47 @@ function example(server: string, tool: string, params: readonly Param[]): string
   return `r = ${server}.${tool}(${args})`;
 }
 
-export function toolDocs(catalog: Catalog, serverName: string, toolName: string): string {
+export function toolDocs(
+  catalog: Catalog,
+  serverName: string,
+  toolName: string,
+): string {
   const server = serverOf(catalog, serverName);
   const tool = findTool(server, toolName);
   if (!tool) {
     const names = [...server.tools.keys()];
-    throw new MetaToolError(`server "${server.name}" has no tool "${toolName}" available to you; its tools: ${names.length > 0 ? names.join(", ") : "none"}`);
+    throw new MetaToolError(
+      `server "${server.name}" has no tool "${toolName}" available to you; its tools: ${names.length > 0 ? names.join(", ") : "none"}`,
+    );
   }
   const def = tool.entry.definition;
   const params = paramsOf(def.inputSchema);
-  const title = def.title && def.title !== def.description ? ` - ${def.title}` : "";
+  const title =
+    def.title && def.title !== def.description ? ` - ${def.title}` : "";
   const lines = [`${server.name}.${tool.id}${title}`];
-  if (tool.id !== tool.entry.tool) lines.push(`(MCP tool name "${tool.entry.tool}"; in code use ${server.name}.${tool.id})`);
+  if (tool.id !== tool.entry.tool)
+    lines.push(
+      `(MCP tool name "${tool.entry.tool}"; in code use ${server.name}.${tool.id})`,
+    );
   lines.push("", def.description?.trim() || "No description.", "");
-  lines.push(params.length > 0 ? "Parameters:" : "Parameters: none", ...params.map(paramLine));
-  if (params.some((p) => !isIdentifier(p.name))) lines.push("Some parameter names are not identifiers: pass all arguments as one dict.");
+  lines.push(
+    params.length > 0 ? "Parameters:" : "Parameters: none",
+    ...params.map(paramLine),
+  );
+  if (params.some((p) => !isIdentifier(p.name)))
+    lines.push(
+      "Some parameter names are not identifiers: pass all arguments as one dict.",
+    );
   lines.push("", ...resultShape(def.outputSchema), "");
-  lines.push("Example (in executeToolCode):", `  ${example(server.name, tool.id, params)}`, "  print(r)", "  result = r");
-  lines.push("", "A failing call stops the script with the tool's error message; logs printed before it are returned.");
+  lines.push(
+    "Example (in executeToolCode):",
+    `  ${example(server.name, tool.id, params)}`,
+    "  print(r)",
+    "  result = r",
+  );
+  lines.push(
+    "",
+    "A failing call stops the script with the tool's error message; logs printed before it are returned.",
+  );
   return lines.join("\n");
 }

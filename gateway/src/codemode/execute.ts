@@ -34,7 +34,9 @@ export const SCRIPT_NAME = "code.star";
 export const CODE_OPTIONS = { ...ALL_OPTIONS, loadbindsglobally: false };
 
 /** Globals besides the servers: the json module (a server of that name wins). */
-const EXTRA_GLOBALS: ReadonlyMap<string, Value> = new Map<string, Value>([["json", jsonModule]]);
+const EXTRA_GLOBALS: ReadonlyMap<string, Value> = new Map<string, Value>([
+  ["json", jsonModule],
+]);
 
 /** Whether a name is predeclared for a script of this catalogue (the auto-execution check resolves with it too). */
 export function isPredeclared(catalog: Catalog, name: string): boolean {
@@ -51,8 +53,16 @@ export interface ExecuteInput {
 }
 
 export type ExecuteOutcome =
-  | { readonly status: "success"; readonly result: JsonValue; readonly logs: readonly string[] }
-  | { readonly status: "error" | "timeout"; readonly error: string; readonly logs: readonly string[] };
+  | {
+      readonly status: "success";
+      readonly result: JsonValue;
+      readonly logs: readonly string[];
+    }
+  | {
+      readonly status: "error" | "timeout";
+      readonly error: string;
+      readonly logs: readonly string[];
+    };
 
 /**
  * A server object. Its type name is the server's name, so the interpreter's error for a
@@ -71,7 +81,9 @@ class ServerObject extends HostObject {
 /** A tool result as a script sees it: structured content, else JSON text parsed, else the text. */
 export function toolValue(result: CallToolResult): unknown {
   if (result.structuredContent !== undefined) return result.structuredContent;
-  const texts = result.content.filter((c) => c.type === "text").map((c) => c.text);
+  const texts = result.content
+    .filter((c) => c.type === "text")
+    .map((c) => c.text);
   if (texts.length === 0) return { content: result.content };
   const text = texts.join("\n");
   try {
@@ -82,12 +94,24 @@ export function toolValue(result: CallToolResult): unknown {
 }
 
 function errorText(result: CallToolResult): string {
-  const text = result.content.map((c) => (c.type === "text" ? c.text : JSON.stringify(c))).join("\n").trim();
+  const text = result.content
+    .map((c) => (c.type === "text" ? c.text : JSON.stringify(c)))
+    .join("\n")
+    .trim();
   return text || "the tool reported an error without a message";
 }
 
-function serverObject(server: CatalogServer, call: (tool: CatalogTool, params: Record<string, unknown>) => Promise<unknown>): ServerObject {
-  const members: [string, Value][] = [...server.tools.values()].map((tool) => [tool.id, toolFunction(`${server.name}.${tool.id}`, (params) => call(tool, params))]);
+function serverObject(
+  server: CatalogServer,
+  call: (
+    tool: CatalogTool,
+    params: Record<string, unknown>,
+  ) => Promise<unknown>,
+): ServerObject {
+  const members: [string, Value][] = [...server.tools.values()].map((tool) => [
+    tool.id,
+    toolFunction(`${server.name}.${tool.id}`, (params) => call(tool, params)),
+  ]);
   return new ServerObject(server.name, members);
 }
 
@@ -110,29 +134,47 @@ function dotReceivers(code: string): Set<string> {
   return names;
 }
 
-function resolveMessage(err: ResolveError, code: string, catalog: Catalog): string {
-  const all = (err as ResolveError & { errors?: ResolveError[] }).errors ?? [err];
+function resolveMessage(
+  err: ResolveError,
+  code: string,
+  catalog: Catalog,
+): string {
+  const all = (err as ResolveError & { errors?: ResolveError[] }).errors ?? [
+    err,
+  ];
   const receivers = dotReceivers(code);
   const lines = all.map((e) => {
     const name = /^undefined: ([A-Za-z_][A-Za-z0-9_]*)/.exec(e.msg)?.[1];
-    return name !== undefined && receivers.has(name) ? undefinedServerMessage(e, name, catalog) : e.message;
+    return name !== undefined && receivers.has(name)
+      ? undefinedServerMessage(e, name, catalog)
+      : e.message;
   });
   return `the script was not run: ${lines.join("\n")}`;
 }
 
 /** For a missing tool, the tools this caller may use on that server. */
 function missingToolHint(msg: string, catalog: Catalog): string {
-  const m = /^([A-Za-z_][A-Za-z0-9_]*) has no \.([A-Za-z0-9_]+) field or method/.exec(msg);
+  const m =
+    /^([A-Za-z_][A-Za-z0-9_]*) has no \.([A-Za-z0-9_]+) field or method/.exec(
+      msg,
+    );
   const server = m?.[1] === undefined ? undefined : catalog.get(m[1]);
   if (!server) return "";
   const tools = [...server.tools.keys()];
   return `\nServer ${server.name} has no tool "${m?.[2] ?? ""}" available to you; its tools: ${tools.length > 0 ? tools.join(", ") : "none"} (see readToolFile).`;
 }
 
-function describe(err: unknown, code: string, catalog: Catalog, timeoutMs: number): string {
+function describe(
+  err: unknown,
+  code: string,
+  catalog: Catalog,
+  timeoutMs: number,
+): string {
   if (err instanceof ResolveError) return resolveMessage(err, code, catalog);
   if (err instanceof EvalError) {
-    const where = (err.callStack.length > 1 ? err.backtrace() : err.message) + missingToolHint(err.msg, catalog);
+    const where =
+      (err.callStack.length > 1 ? err.backtrace() : err.message) +
+      missingToolHint(err.msg, catalog);
     if (err.isLimit && /timeout/.test(err.msg)) {
       return `${where}\nThe whole script is bounded by tool_execution_timeout (${timeoutMs} ms): make fewer or faster tool calls, and check for loops that never end.`;
     }
@@ -143,19 +185,30 @@ function describe(err: unknown, code: string, catalog: Catalog, timeoutMs: numbe
   return err instanceof Error ? err.message : String(err);
 }
 
-export async function executeCode(input: ExecuteInput): Promise<ExecuteOutcome> {
+export async function executeCode(
+  input: ExecuteInput,
+): Promise<ExecuteOutcome> {
   const { code, catalog, registry, timeoutMs, requestId } = input;
   const logs: string[] = [];
   // Aborts tool calls still running when the script's time is up.
   const deadline = AbortSignal.timeout(timeoutMs);
   const callSignal = AbortSignal.any([input.signal, deadline]);
-  const call = async (tool: CatalogTool, params: Record<string, unknown>): Promise<unknown> => {
-    const r = await registry.call(tool.entry, params, { signal: callSignal, timeoutMs, requestId });
-    if (r.isError === true) throw new StarlarkError(`tool error: ${errorText(r)}`);
+  const call = async (
+    tool: CatalogTool,
+    params: Record<string, unknown>,
+  ): Promise<unknown> => {
+    const r = await registry.call(tool.entry, params, {
+      signal: callSignal,
+      timeoutMs,
+      requestId,
+    });
+    if (r.isError === true)
+      throw new StarlarkError(`tool error: ${errorText(r)}`);
     return toolValue(r);
   };
   const predeclared = new Map<string, Value>(EXTRA_GLOBALS);
-  for (const s of catalog.servers) predeclared.set(s.name, serverObject(s, call));
+  for (const s of catalog.servers)
+    predeclared.set(s.name, serverObject(s, call));
   try {
     const { globals } = await execFile({
       filename: SCRIPT_NAME,
@@ -168,7 +221,13 @@ export async function executeCode(input: ExecuteInput): Promise<ExecuteOutcome> 
     });
     return { status: "success", result: resultOf(globals.get("result")), logs };
   } catch (err) {
-    const timedOut = deadline.aborted || (err instanceof EvalError && err.isLimit && /timeout/.test(err.msg));
-    return { status: timedOut ? "timeout" : "error", error: describe(err, code, catalog, timeoutMs), logs };
+    const timedOut =
+      deadline.aborted ||
+      (err instanceof EvalError && err.isLimit && /timeout/.test(err.msg));
+    return {
+      status: timedOut ? "timeout" : "error",
+      error: describe(err, code, catalog, timeoutMs),
+      logs,
+    };
   }
 }

@@ -11,12 +11,21 @@ export const READ_TOOL_FILE = "readToolFile";
 export const GET_TOOL_DOCS = "getToolDocs";
 export const EXECUTE_TOOL_CODE = "executeToolCode";
 
-export const META_TOOL_NAMES: readonly string[] = [LIST_TOOL_FILES, READ_TOOL_FILE, GET_TOOL_DOCS, EXECUTE_TOOL_CODE];
+export const META_TOOL_NAMES: readonly string[] = [
+  LIST_TOOL_FILES,
+  READ_TOOL_FILE,
+  GET_TOOL_DOCS,
+  EXECUTE_TOOL_CODE,
+];
 
 export interface MetaToolDefinition {
   readonly name: string;
   readonly description: string;
-  readonly inputSchema: { readonly type: "object"; readonly properties: Readonly<Record<string, unknown>>; readonly required?: readonly string[] };
+  readonly inputSchema: {
+    readonly type: "object";
+    readonly properties: Readonly<Record<string, unknown>>;
+    readonly required?: readonly string[];
+  };
 }
 
 const WORKFLOW =
@@ -38,9 +47,22 @@ export const DEFINITIONS: readonly MetaToolDefinition[] = [
     inputSchema: {
       type: "object",
       properties: {
-        fileName: { type: "string", description: "Path from listToolFiles, e.g. servers/<server>.pyi or servers/<server>/<tool>.pyi" },
-        startLine: { type: "integer", minimum: 1, description: "First line to return (1-based, inclusive); default 1" },
-        endLine: { type: "integer", minimum: 1, description: "Last line to return (1-based, inclusive); default the last line" },
+        fileName: {
+          type: "string",
+          description:
+            "Path from listToolFiles, e.g. servers/<server>.pyi or servers/<server>/<tool>.pyi",
+        },
+        startLine: {
+          type: "integer",
+          minimum: 1,
+          description: "First line to return (1-based, inclusive); default 1",
+        },
+        endLine: {
+          type: "integer",
+          minimum: 1,
+          description:
+            "Last line to return (1-based, inclusive); default the last line",
+        },
       },
       required: ["fileName"],
     },
@@ -53,8 +75,14 @@ export const DEFINITIONS: readonly MetaToolDefinition[] = [
     inputSchema: {
       type: "object",
       properties: {
-        server: { type: "string", description: "Server name, as in servers/<server>.pyi" },
-        tool: { type: "string", description: "Tool name as in the signature file" },
+        server: {
+          type: "string",
+          description: "Server name, as in servers/<server>.pyi",
+        },
+        tool: {
+          type: "string",
+          description: "Tool name as in the signature file",
+        },
       },
       required: ["server", "tool"],
     },
@@ -63,7 +91,7 @@ export const DEFINITIONS: readonly MetaToolDefinition[] = [
     name: EXECUTE_TOOL_CODE,
     description:
       "Runs a Starlark script (a Python subset) that calls the tools and returns {result, logs}. Each code-mode server is a global object named after it; " +
-      "call its tools synchronously with keyword arguments, e.g. r = server.tool(param=value) (or one dict: server.tool({\"param\": value})). No await is needed. " +
+      'call its tools synchronously with keyword arguments, e.g. r = server.tool(param=value) (or one dict: server.tool({"param": value})). No await is needed. ' +
       'A call returns a dict (use r["key"] or r.get("key")), or the text when the tool returns plain text; a failing call stops the script. ' +
       "Assign the value to return to the global variable `result`; print() output is returned in `logs`. " +
       "Available: Python-like syntax, def, if/for/while, dict and list operations, comprehensions, f-strings, print(), json.encode/json.decode. " +
@@ -73,7 +101,13 @@ export const DEFINITIONS: readonly MetaToolDefinition[] = [
       WORKFLOW,
     inputSchema: {
       type: "object",
-      properties: { code: { type: "string", description: "The Starlark script; set `result` to the value to return" } },
+      properties: {
+        code: {
+          type: "string",
+          description:
+            "The Starlark script; set `result` to the value to return",
+        },
+      },
       required: ["code"],
     },
   },
@@ -85,13 +119,17 @@ export const ReadToolFileArgs = z.object({
   endLine: z.int().min(1).optional(),
 });
 
-export const GetToolDocsArgs = z.object({ server: z.string().min(1), tool: z.string().min(1) });
+export const GetToolDocsArgs = z.object({
+  server: z.string().min(1),
+  tool: z.string().min(1),
+});
 
 export const ExecuteToolCodeArgs = z.object({ code: z.string() });
 
 /** The first problem of invalid arguments, as one sentence for the model. */
 export function argumentProblem(tool: string, error: z.ZodError): string {
   const issue = error.issues[0];
-  const path = issue && issue.path.length > 0 ? issue.path.join(".") : "arguments";
+  const path =
+    issue && issue.path.length > 0 ? issue.path.join(".") : "arguments";
   return `invalid arguments for ${tool}: ${path}: ${issue?.message ?? "invalid"}`;
 }

@@ -12,7 +12,10 @@ describe("JSON Schema to Python types", () => {
     [{ type: "object", properties: { a: { type: "string" } } }, "dict"],
     [{ type: "object" }, "dict"],
     [{ type: "array", items: { type: "string" } }, "list[str]"],
-    [{ type: "array", items: { type: "array", items: { type: "integer" } } }, "list[list[int]]"],
+    [
+      { type: "array", items: { type: "array", items: { type: "integer" } } },
+      "list[list[int]]",
+    ],
     [{ type: "array" }, "list[Any]"],
     [{ type: "string", enum: ["a", "b"] }, 'Literal["a", "b"]'],
     [{ enum: [1, true, null] }, "Literal[1, True, None]"],
@@ -28,7 +31,16 @@ describe("JSON Schema to Python types", () => {
   });
 
   it("puts required parameters first, each group in declaration order", () => {
-    const params = paramsOf({ type: "object", properties: { c: {}, a: {}, d: {}, b: {} }, required: ["d", "a"] });
-    expect(params.map((p) => `${p.name}${p.required ? "!" : "?"}`)).toEqual(["a!", "d!", "c?", "b?"]);
+    const params = paramsOf({
+      type: "object",
+      properties: { c: {}, a: {}, d: {}, b: {} },
+      required: ["d", "a"],
+    });
+    expect(params.map((p) => `${p.name}${p.required ? "!" : "?"}`)).toEqual([
+      "a!",
+      "d!",
+      "c?",
+      "b?",
+    ]);
   });
 });

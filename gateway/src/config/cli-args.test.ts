@@ -7,7 +7,12 @@ describe("command line", () => {
   test.each<[string, string[], Record<string, string>, object]>([
     ["nothing", [], {}, { help: false, version: false }],
     ["--config", ["--config", "a.yaml"], {}, { configPath: "a.yaml" }],
-    ["TOOLGATE_CONFIG", [], { TOOLGATE_CONFIG: "b.json" }, { configPath: "b.json" }],
+    [
+      "TOOLGATE_CONFIG",
+      [],
+      { TOOLGATE_CONFIG: "b.json" },
+      { configPath: "b.json" },
+    ],
     [
       "a flag over its variable",
       ["-c", "a.yaml", "--port", "9"],
@@ -37,17 +42,24 @@ describe("command line", () => {
   });
 
   test("names the variable when TOOLGATE_PORT is wrong", () => {
-    expect(() => parseCliArgs([], { TOOLGATE_PORT: "x" })).toThrow(/TOOLGATE_PORT "x" is not a port number/);
+    expect(() => parseCliArgs([], { TOOLGATE_PORT: "x" })).toThrow(
+      /TOOLGATE_PORT "x" is not a port number/,
+    );
   });
 
   test("host and port override the file", () => {
-    const cfg = parseConfig({ server: { host: "127.0.0.1", port: 8080, log_level: "warn" } });
+    const cfg = parseConfig({
+      server: { host: "127.0.0.1", port: 8080, log_level: "warn" },
+    });
     expect(applyCliOverrides(cfg, { port: 0 }).server).toMatchObject({
       host: "127.0.0.1",
       port: 0,
       log_level: "warn",
     });
-    expect(applyCliOverrides(cfg, { host: "::1" }).server).toMatchObject({ host: "::1", port: 8080 });
+    expect(applyCliOverrides(cfg, { host: "::1" }).server).toMatchObject({
+      host: "::1",
+      port: 8080,
+    });
     expect(applyCliOverrides(cfg, {})).toBe(cfg);
   });
 });

@@ -46,7 +46,8 @@ function parsePort(value: string, from: string): number {
   return Number(value);
 }
 
-const nonEmpty = (v: string | undefined): string | undefined => (v === undefined || v === "" ? undefined : v);
+const nonEmpty = (v: string | undefined): string | undefined =>
+  v === undefined || v === "" ? undefined : v;
 
 /** Throws a GatewayError with the usage text for unknown flags or a bad port. */
 export function parseCliArgs(
@@ -79,7 +80,8 @@ export function parseCliArgs(
   const configPath = nonEmpty(values.config) ?? nonEmpty(env.TOOLGATE_CONFIG);
   const host = nonEmpty(values.host) ?? nonEmpty(env.TOOLGATE_HOST);
   const portText = nonEmpty(values.port) ?? nonEmpty(env.TOOLGATE_PORT);
-  const portFrom = nonEmpty(values.port) === undefined ? "TOOLGATE_PORT" : "--port";
+  const portFrom =
+    nonEmpty(values.port) === undefined ? "TOOLGATE_PORT" : "--port";
   return {
     help: values.help === true,
     version: values.version === true,

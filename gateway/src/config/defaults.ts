@@ -7,7 +7,10 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
-import { type GatewayConfig, GatewayConfig as GatewayConfigSchema } from "./schema.js";
+import {
+  type GatewayConfig,
+  GatewayConfig as GatewayConfigSchema,
+} from "./schema.js";
 
 const EVERYTHING_PACKAGE = "@modelcontextprotocol/server-everything";
 
@@ -15,8 +18,12 @@ const EVERYTHING_PACKAGE = "@modelcontextprotocol/server-everything";
 export function everythingServerEntry(): string {
   const require = createRequire(import.meta.url);
   const pkgPath = require.resolve(`${EVERYTHING_PACKAGE}/package.json`);
-  const pkg = require(pkgPath) as { bin?: string | Record<string, string>; main?: string };
-  const bin = typeof pkg.bin === "string" ? pkg.bin : Object.values(pkg.bin ?? {})[0];
+  const pkg = require(pkgPath) as {
+    bin?: string | Record<string, string>;
+    main?: string;
+  };
+  const bin =
+    typeof pkg.bin === "string" ? pkg.bin : Object.values(pkg.bin ?? {})[0];
   return join(dirname(pkgPath), bin ?? pkg.main ?? "dist/index.js");
 }
 
@@ -27,7 +34,10 @@ export function defaultConfig(): GatewayConfig {
         {
           name: "everything",
           connection_type: "stdio",
-          stdio_config: { command: process.execPath, args: [everythingServerEntry(), "stdio"] },
+          stdio_config: {
+            command: process.execPath,
+            args: [everythingServerEntry(), "stdio"],
+          },
           tools_to_execute: ["*"],
         },
       ],

@@ -10,9 +10,14 @@ import { checkEnv, ConfigError, parseConfig } from "./load.js";
 
 /** A config that references a variable from every secret-bearing field. */
 const everySecretField = {
-  server: { auth: { username: "admin", password: "env.V_PASSWORD" }, session_secret: "env.V_SESSION" },
+  server: {
+    auth: { username: "admin", password: "env.V_PASSWORD" },
+    session_secret: "env.V_SESSION",
+  },
   state: { redis_url: "env.V_REDIS", encryption_key: "env.V_ENC" },
-  providers: { openai: { base_url: "https://api.openai.com/v1", api_key: "env.V_OPENAI" } },
+  providers: {
+    openai: { base_url: "https://api.openai.com/v1", api_key: "env.V_OPENAI" },
+  },
   governance: { virtual_keys: [{ name: "k", value: "env.V_VK" }] },
   mcp: {
     client_configs: [
@@ -28,7 +33,10 @@ const everySecretField = {
         connection_type: "sse",
         connection_string: "https://x.example.com/sse",
         auth_type: "oauth",
-        oauth_config: { client_secret: "env.V_OAUTH", server_url: "https://x.example.com" },
+        oauth_config: {
+          client_secret: "env.V_OAUTH",
+          server_url: "https://x.example.com",
+        },
       },
     ],
   },
@@ -56,7 +64,11 @@ describe("startup env check", () => {
     expect(error).toBeInstanceOf(ConfigError);
     const ce = error as ConfigError;
     expect(ce.code).toBe("TG_ERR_CONFIG_ENV_MISSING");
-    expect(ce.problems.map((p) => /environment variable (\w+)/.exec(p.message)?.[1]).sort()).toEqual(ALL);
+    expect(
+      ce.problems
+        .map((p) => /environment variable (\w+)/.exec(p.message)?.[1])
+        .sort(),
+    ).toEqual(ALL);
     expect(ce.message.split("\n")[0]).toMatch(
       /^toolgate\.yaml: environment variables (V_\w+, ){8}V_\w+ referenced by the configuration are not set$/,
     );
@@ -75,16 +87,24 @@ describe("startup env check", () => {
       if (i % 2 === 0) env[name] = `value-${name}`;
       else writeFileSync(join(dir, name), `file-${name}\n`);
     });
-    expect(() => checkEnv(parseConfig(everySecretField), "c", { env, secretsDir: dir })).not.toThrow();
+    expect(() =>
+      checkEnv(parseConfig(everySecretField), "c", { env, secretsDir: dir }),
+    ).not.toThrow();
   });
 
   test("names the secrets dir when a variable is in neither place", () => {
     const dir = mkdtempSync(join(tmpdir(), "toolgate-secrets-"));
     expect(() =>
-      checkEnv(parseConfig({ providers: { p: { base_url: "http://x", api_key: "env.NOPE" } } }), "c", {
-        env: {},
-        secretsDir: dir,
-      }),
+      checkEnv(
+        parseConfig({
+          providers: { p: { base_url: "http://x", api_key: "env.NOPE" } },
+        }),
+        "c",
+        {
+          env: {},
+          secretsDir: dir,
+        },
+      ),
     ).toThrow(
       `  - providers.p.api_key "env.NOPE": environment variable NOPE is not set and ${dir}/NOPE does not exist`,
     );
@@ -104,20 +124,30 @@ describe("env references", () => {
     const dir = mkdtempSync(join(tmpdir(), "toolgate-secrets-"));
     writeFileSync(join(dir, "TOKEN"), "from-file\n");
     writeFileSync(join(dir, "ONLY_FILE"), "file-only\r\n");
-    expect(resolveSecret("env.TOKEN", { env: { TOKEN: "from-env" }, secretsDir: dir })).toBe("from-env");
-    expect(resolveSecret("env.ONLY_FILE", { env: {}, secretsDir: dir })).toBe("file-only");
+    expect(
+      resolveSecret("env.TOKEN", {
+        env: { TOKEN: "from-env" },
+        secretsDir: dir,
+      }),
+    ).toBe("from-env");
+    expect(resolveSecret("env.ONLY_FILE", { env: {}, secretsDir: dir })).toBe(
+      "file-only",
+    );
     expect(resolveSecret("literal", { env: {} })).toBe("literal");
   });
 
   test("a missing reference throws TG_ERR_CONFIG_ENV_MISSING naming the variable", () => {
     expect(() => resolveSecret("env.GONE", { env: {} })).toThrow(GatewayError);
-    expect(() => resolveSecret("env.GONE", { env: {} })).toThrow("environment variable GONE is not set");
+    expect(() => resolveSecret("env.GONE", { env: {} })).toThrow(
+      "environment variable GONE is not set",
+    );
   });
 
   test("missingEnvRefs deduplicates and keeps order", () => {
-    expect(missingEnvRefs(["env.B", "x", "env.A", "env.B", "env.SET"], { env: { SET: "1" } })).toEqual([
-      "B",
-      "A",
-    ]);
+    expect(
+      missingEnvRefs(["env.B", "x", "env.A", "env.B", "env.SET"], {
+        env: { SET: "1" },
+      }),
+    ).toEqual(["B", "A"]);
   });
 });

@@ -34,14 +34,20 @@ function lookup(name: string, source: SecretSource): string | undefined {
   if (!source.secretsDir) return undefined;
   try {
     // Mounted Secrets keep the value verbatim; a trailing newline is an editing accident, not data.
-    return readFileSync(join(source.secretsDir, name), "utf8").replace(/\r?\n$/, "");
+    return readFileSync(join(source.secretsDir, name), "utf8").replace(
+      /\r?\n$/,
+      "",
+    );
   } catch {
     return undefined;
   }
 }
 
 /** The value of a possibly-`env.` string; throws TG_ERR_CONFIG_ENV_MISSING naming the variable. */
-export function resolveSecret(value: string, source: SecretSource = processSecretSource()): string {
+export function resolveSecret(
+  value: string,
+  source: SecretSource = processSecretSource(),
+): string {
   const name = envRefName(value);
   if (name === undefined) return value;
   const resolved = lookup(name, source);
@@ -65,7 +71,8 @@ export function missingEnvRefs(
   const missing = new Set<string>();
   for (const v of values) {
     const name = envRefName(v);
-    if (name !== undefined && lookup(name, source) === undefined) missing.add(name);
+    if (name !== undefined && lookup(name, source) === undefined)
+      missing.add(name);
   }
   return [...missing];
 }

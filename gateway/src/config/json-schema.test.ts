@@ -7,17 +7,24 @@ import { configJsonSchema, configJsonSchemaText } from "./json-schema.js";
 
 test("gateway/config.schema.json is what `npm run gen:schema` writes from the zod schema", () => {
   const onDisk = JSON.parse(
-    readFileSync(join(import.meta.dirname, "..", "..", "config.schema.json"), "utf8"),
+    readFileSync(
+      join(import.meta.dirname, "..", "..", "config.schema.json"),
+      "utf8",
+    ),
   ) as unknown;
   // Compared as data, so reformatting the file (prettier) does not count as drift.
-  expect(onDisk, "config.schema.json is stale: run `npm run gen:schema`").toEqual(
-    JSON.parse(configJsonSchemaText()),
-  );
+  expect(
+    onDisk,
+    "config.schema.json is stale: run `npm run gen:schema`",
+  ).toEqual(JSON.parse(configJsonSchemaText()));
 });
 
 test("the JSON Schema shows defaults and rejects unknown keys", () => {
   const schema = configJsonSchema() as {
-    properties: Record<string, { properties: Record<string, { default?: unknown }> }>;
+    properties: Record<
+      string,
+      { properties: Record<string, { default?: unknown }> }
+    >;
     additionalProperties: boolean;
   };
   expect(schema.additionalProperties).toBe(false);

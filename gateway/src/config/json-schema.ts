@@ -7,7 +7,8 @@ import { z } from "zod";
 
 import { GatewayConfig } from "./schema.js";
 
-export const CONFIG_SCHEMA_ID = "https://toolgate.dev/schemas/config.schema.json";
+export const CONFIG_SCHEMA_ID =
+  "https://toolgate.dev/schemas/config.schema.json";
 
 export function configJsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(GatewayConfig, {

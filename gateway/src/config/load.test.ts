@@ -5,7 +5,12 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 
 import { defaultConfig } from "./defaults.js";
-import { ConfigError, loadConfigFile, parseConfig, parseConfigText } from "./load.js";
+import {
+  ConfigError,
+  loadConfigFile,
+  parseConfig,
+  parseConfigText,
+} from "./load.js";
 import { didYouMean } from "./problems.js";
 import { effectiveTuning } from "./schema.js";
 
@@ -45,7 +50,10 @@ describe("valid configurations", () => {
       {
         mcp: {
           client_configs: [
-            http("web_search", { auth_type: "headers", headers: { Authorization: "env.TOKEN" } }),
+            http("web_search", {
+              auth_type: "headers",
+              headers: { Authorization: "env.TOKEN" },
+            }),
           ],
         },
       },
@@ -54,7 +62,13 @@ describe("valid configurations", () => {
       "an sse client with an env connection string",
       {
         mcp: {
-          client_configs: [{ name: "myAPI", connection_type: "sse", connection_string: "env.SSE_URL" }],
+          client_configs: [
+            {
+              name: "myAPI",
+              connection_type: "sse",
+              connection_string: "env.SSE_URL",
+            },
+          ],
         },
       },
     ],
@@ -65,7 +79,10 @@ describe("valid configurations", () => {
           client_configs: [
             http("tool123", {
               auth_type: "oauth",
-              oauth_config: { server_url: "https://auth.example.com", scopes: ["read"] },
+              oauth_config: {
+                server_url: "https://auth.example.com",
+                scopes: ["read"],
+              },
             }),
           ],
         },
@@ -74,17 +91,46 @@ describe("valid configurations", () => {
     [
       "auto-execute a subset",
       {
-        mcp: { client_configs: [stdio("a", { tools_to_execute: ["x", "y"], tools_to_auto_execute: ["y"] })] },
+        mcp: {
+          client_configs: [
+            stdio("a", {
+              tools_to_execute: ["x", "y"],
+              tools_to_auto_execute: ["y"],
+            }),
+          ],
+        },
       },
     ],
     [
       "auto-execute all with all executable",
-      { mcp: { client_configs: [stdio("a", { tools_to_execute: ["*"], tools_to_auto_execute: ["*"] })] } },
+      {
+        mcp: {
+          client_configs: [
+            stdio("a", {
+              tools_to_execute: ["*"],
+              tools_to_auto_execute: ["*"],
+            }),
+          ],
+        },
+      },
     ],
-    ["both tuning spellings", { client: { drop_excess_requests: true }, config: { initial_pool_size: 100 } }],
+    [
+      "both tuning spellings",
+      {
+        client: { drop_excess_requests: true },
+        config: { initial_pool_size: 100 },
+      },
+    ],
     [
       "a provider with an env key",
-      { providers: { openai: { base_url: "https://api.openai.com/v1", api_key: "env.OPENAI_API_KEY" } } },
+      {
+        providers: {
+          openai: {
+            base_url: "https://api.openai.com/v1",
+            api_key: "env.OPENAI_API_KEY",
+          },
+        },
+      },
     ],
     [
       "virtual keys",
@@ -94,7 +140,9 @@ describe("valid configurations", () => {
             {
               name: "team_a",
               value: "vk-aaaa",
-              mcp_configs: [{ mcp_client_name: "files", tools_to_execute: ["*"] }],
+              mcp_configs: [
+                { mcp_client_name: "files", tools_to_execute: ["*"] },
+              ],
             },
           ],
         },
@@ -103,7 +151,11 @@ describe("valid configurations", () => {
     [
       "server and state",
       {
-        server: { host: "0.0.0.0", port: 0, auth: { username: "admin", password: "env.ADMIN_PW" } },
+        server: {
+          host: "0.0.0.0",
+          port: 0,
+          auth: { username: "admin", password: "env.ADMIN_PW" },
+        },
         state: { redis_url: "redis://127.0.0.1:6379" },
       },
     ],
@@ -131,7 +183,10 @@ describe("valid configurations", () => {
       concurrency: 1000,
       buffer_size: 5000,
     });
-    expect(effectiveTuning(cfg)).toEqual({ dropExcessRequests: false, initialPoolSize: 5000 });
+    expect(effectiveTuning(cfg)).toEqual({
+      dropExcessRequests: false,
+      initialPoolSize: 5000,
+    });
     expect(cfg.server).toMatchObject({
       host: "127.0.0.1",
       port: 8080,
@@ -154,14 +209,23 @@ describe("valid configurations", () => {
       client: { drop_excess_requests: false, initial_pool_size: 10 },
       config: { drop_excess_requests: true },
     });
-    expect(effectiveTuning(cfg)).toEqual({ dropExcessRequests: true, initialPoolSize: 10 });
+    expect(effectiveTuning(cfg)).toEqual({
+      dropExcessRequests: true,
+      initialPoolSize: 10,
+    });
   });
 
   test("the embedded default runs server-everything with this node and all its tools", () => {
     const [client] = defaultConfig().mcp.client_configs;
-    expect(client).toMatchObject({ name: "everything", connection_type: "stdio", tools_to_execute: ["*"] });
+    expect(client).toMatchObject({
+      name: "everything",
+      connection_type: "stdio",
+      tools_to_execute: ["*"],
+    });
     expect(client?.stdio_config?.command).toBe(process.execPath);
-    expect(client?.stdio_config?.args[0]).toMatch(/server-everything[/\\]dist[/\\]index\.js$/);
+    expect(client?.stdio_config?.args[0]).toMatch(
+      /server-everything[/\\]dist[/\\]index\.js$/,
+    );
   });
 });
 
@@ -169,7 +233,9 @@ describe("invalid configurations list every problem with path, value and what is
   test.each<[string, unknown, string[]]>([
     [
       "a name with a hyphen",
-      { mcp: { client_configs: [stdio("ok"), stdio("fine"), stdio("my-api")] } },
+      {
+        mcp: { client_configs: [stdio("ok"), stdio("fine"), stdio("my-api")] },
+      },
       [
         'mcp.client_configs[2].name "my-api": must use ASCII letters, digits and underscores only, and must not start with a digit (no hyphens or spaces)',
       ],
@@ -191,20 +257,31 @@ describe("invalid configurations list every problem with path, value and what is
     ],
     [
       "an unknown connection type",
-      { mcp: { client_configs: [{ name: "a", connection_type: "websocket" }] } },
-      ['mcp.client_configs[0].connection_type "websocket": must be one of "stdio", "http", "sse"'],
+      {
+        mcp: { client_configs: [{ name: "a", connection_type: "websocket" }] },
+      },
+      [
+        'mcp.client_configs[0].connection_type "websocket": must be one of "stdio", "http", "sse"',
+      ],
     ],
     [
       "an http client without a URL",
       { mcp: { client_configs: [{ name: "a", connection_type: "http" }] } },
-      ["mcp.client_configs[0].connection_string: is required when connection_type is http"],
+      [
+        "mcp.client_configs[0].connection_string: is required when connection_type is http",
+      ],
     ],
     [
       "a stdio client without stdio_config and with auth",
       {
         mcp: {
           client_configs: [
-            { name: "a", connection_type: "stdio", auth_type: "headers", headers: { A: "b" } },
+            {
+              name: "a",
+              connection_type: "stdio",
+              auth_type: "headers",
+              headers: { A: "b" },
+            },
           ],
         },
       },
@@ -220,7 +297,13 @@ describe("invalid configurations list every problem with path, value and what is
     ],
     [
       "oauth without authorize_url or server_url",
-      { mcp: { client_configs: [http("a", { auth_type: "oauth", oauth_config: { client_id: "x" } })] } },
+      {
+        mcp: {
+          client_configs: [
+            http("a", { auth_type: "oauth", oauth_config: { client_id: "x" } }),
+          ],
+        },
+      },
       [
         'mcp.client_configs[0].oauth_config {"client_id":"x"}: needs authorize_url or server_url (server_url lets the gateway discover the endpoints)',
       ],
@@ -229,7 +312,12 @@ describe("invalid configurations list every problem with path, value and what is
       "auto-executed tools outside tools_to_execute",
       {
         mcp: {
-          client_configs: [stdio("a", { tools_to_execute: ["x"], tools_to_auto_execute: ["x", "y", "*"] })],
+          client_configs: [
+            stdio("a", {
+              tools_to_execute: ["x"],
+              tools_to_auto_execute: ["x", "y", "*"],
+            }),
+          ],
         },
       },
       [
@@ -239,7 +327,13 @@ describe("invalid configurations list every problem with path, value and what is
     ],
     [
       "a connection string that is neither a URL nor an env reference (redacted)",
-      { mcp: { client_configs: [http("a", { connection_string: "mcp.example.com/s/secret-token" })] } },
+      {
+        mcp: {
+          client_configs: [
+            http("a", { connection_string: "mcp.example.com/s/secret-token" }),
+          ],
+        },
+      },
       [
         'mcp.client_configs[0].connection_string "***": must be an http:// or https:// URL, or an env.<VAR> reference',
       ],
@@ -263,7 +357,14 @@ describe("invalid configurations list every problem with path, value and what is
     ],
     [
       "a wrong binding level and a zero agent depth",
-      { mcp: { tool_manager_config: { code_mode_binding_level: "file", max_agent_depth: 0 } } },
+      {
+        mcp: {
+          tool_manager_config: {
+            code_mode_binding_level: "file",
+            max_agent_depth: 0,
+          },
+        },
+      },
       [
         'mcp.tool_manager_config.code_mode_binding_level "file": must be one of "server", "tool"',
         "mcp.tool_manager_config.max_agent_depth 0: must be at least 1",
@@ -273,7 +374,10 @@ describe("invalid configurations list every problem with path, value and what is
       "unknown keys with suggestions",
       {
         servr: {},
-        mcp: { client_configs: [stdio("a", { toolsToExecute: ["*"] })], health_monitor: {} },
+        mcp: {
+          client_configs: [stdio("a", { toolsToExecute: ["*"] })],
+          health_monitor: {},
+        },
         client: { zzz: 1 },
       },
       [
@@ -297,7 +401,11 @@ describe("invalid configurations list every problem with path, value and what is
         'client.enforce_governance_header "yes": must be true or false, not a string',
       ],
     ],
-    ["a port out of range", { server: { port: 70000 } }, ["server.port 70000: must be at most 65535"]],
+    [
+      "a port out of range",
+      { server: { port: 70000 } },
+      ["server.port 70000: must be at most 65535"],
+    ],
     [
       "reserved and malformed Prometheus labels",
       { client: { prometheus_labels: ["team", "method", "1x", "__name"] } },
@@ -309,7 +417,14 @@ describe("invalid configurations list every problem with path, value and what is
     ],
     [
       "a provider without base_url and a bad buffer",
-      { providers: { openai: { api_key: "sk-live-123", concurrency_and_buffer_size: { concurrency: 0 } } } },
+      {
+        providers: {
+          openai: {
+            api_key: "sk-live-123",
+            concurrency_and_buffer_size: { concurrency: 0 },
+          },
+        },
+      },
       [
         "providers.openai.base_url: is required",
         "providers.openai.concurrency_and_buffer_size.concurrency 0: must be at least 1",
@@ -345,11 +460,21 @@ describe("invalid configurations list every problem with path, value and what is
     [
       "a list at the top",
       [1, 2],
-      ["(root): the file must hold an object (a mapping of keys to values) at the top level"],
+      [
+        "(root): the file must hold an object (a mapping of keys to values) at the top level",
+      ],
     ],
     [
       "a repeated id",
-      { mcp: { client_configs: [stdio("a", { id: "x" }), stdio("b", { id: "x" }), stdio("x")] } },
+      {
+        mcp: {
+          client_configs: [
+            stdio("a", { id: "x" }),
+            stdio("b", { id: "x" }),
+            stdio("x"),
+          ],
+        },
+      },
       [
         'mcp.client_configs[1].id "x": is already the id of mcp.client_configs[0]; client ids (the name when id is absent) must be unique',
         'mcp.client_configs[2].name "x": is already the id of mcp.client_configs[0]; client ids (the name when id is absent) must be unique',
@@ -363,7 +488,11 @@ describe("invalid configurations list every problem with path, value and what is
           client_configs: [
             { name: "bad-name", connection_type: "stdio" },
             stdio("dup"),
-            stdio("dup", { tools_to_execute: ["a"], tools_to_auto_execute: ["b"], is_ping_available: "yes" }),
+            stdio("dup", {
+              tools_to_execute: ["a"],
+              tools_to_auto_execute: ["b"],
+              is_ping_available: "yes",
+            }),
             "not an object",
           ],
         },
@@ -392,24 +521,45 @@ describe("invalid configurations list every problem with path, value and what is
   });
 
   test("the message starts with the source and the number of problems", () => {
-    expect(() => parseConfig({ server: { port: -1 }, client: { x: 1 } }, "/etc/toolgate.yaml")).toThrow(
+    expect(() =>
+      parseConfig(
+        { server: { port: -1 }, client: { x: 1 } },
+        "/etc/toolgate.yaml",
+      ),
+    ).toThrow(
       /^\/etc\/toolgate\.yaml: the configuration is invalid \(2 problems\)\n {2}- /,
     );
   });
 
   test("a value that would leak a secret is never quoted", () => {
-    const secrets = ["hunter2-password", "sk-live-abcdef", "Bearer xyz-token", "client-secret-value"];
+    const secrets = [
+      "hunter2-password",
+      "sk-live-abcdef",
+      "Bearer xyz-token",
+      "client-secret-value",
+    ];
     const messages = [
       problemsOf({ server: { auth: { username: "u", password: 123456 } } }),
       problemsOf({ server: { auth: { username: "u", pasword: secrets[0] } } }),
-      problemsOf({ providers: { openai: { base_url: "x", api_key: secrets[1] } } }),
-      problemsOf({ mcp: { client_configs: [http("a", { auth_type: "headers", headers: secrets[2] })] } }),
+      problemsOf({
+        providers: { openai: { base_url: "x", api_key: secrets[1] } },
+      }),
+      problemsOf({
+        mcp: {
+          client_configs: [
+            http("a", { auth_type: "headers", headers: secrets[2] }),
+          ],
+        },
+      }),
       problemsOf({
         mcp: {
           client_configs: [
             http("a", {
               auth_type: "oauth",
-              oauth_config: { client_secret: secrets[3], authorize_url: "nope" },
+              oauth_config: {
+                client_secret: secrets[3],
+                authorize_url: "nope",
+              },
             }),
           ],
         },
@@ -418,8 +568,12 @@ describe("invalid configurations list every problem with path, value and what is
       .flat()
       .join("\n");
     for (const s of [...secrets, "123456"]) expect(messages).not.toContain(s);
-    expect(messages).toContain('server.auth.pasword: unknown key; did you mean "password"?');
-    expect(messages).toContain('mcp.client_configs[0].headers "***": must be an object, not a string');
+    expect(messages).toContain(
+      'server.auth.pasword: unknown key; did you mean "password"?',
+    );
+    expect(messages).toContain(
+      'mcp.client_configs[0].headers "***": must be an object, not a string',
+    );
   });
 });
 
@@ -440,7 +594,13 @@ describe("files", () => {
       "a.json",
       JSON.stringify({
         mcp: {
-          client_configs: [{ name: "files", connection_type: "stdio", stdio_config: { command: "node" } }],
+          client_configs: [
+            {
+              name: "files",
+              connection_type: "stdio",
+              stdio_config: { command: "node" },
+            },
+          ],
         },
       }),
     );
@@ -449,7 +609,9 @@ describe("files", () => {
 
   test("reports YAML syntax errors and duplicate keys", () => {
     const p = write("dup.yaml", "server:\n  port: 1\n  port: 2\n");
-    expect(() => loadConfigFile(p)).toThrow(/not valid YAML: Map keys must be unique/);
+    expect(() => loadConfigFile(p)).toThrow(
+      /not valid YAML: Map keys must be unique/,
+    );
   });
 
   test("reports JSON syntax errors", () => {
@@ -466,15 +628,27 @@ describe("files", () => {
   });
 
   test("parses text by the source's extension", () => {
-    expect(parseConfigText("server:\n  port: 9\n", "x.yml").server.port).toBe(9);
-    expect(parseConfigText('{"server": {"port": 9}}', "x.json").server.port).toBe(9);
+    expect(parseConfigText("server:\n  port: 9\n", "x.yml").server.port).toBe(
+      9,
+    );
+    expect(
+      parseConfigText('{"server": {"port": 9}}', "x.json").server.port,
+    ).toBe(9);
   });
 });
 
 describe("did you mean", () => {
   test.each([
-    ["tools_to_exec", ["tools_to_execute", "tools_to_auto_execute"], "tools_to_execute"],
-    ["connectionType", ["connection_type", "connection_string"], "connection_type"],
+    [
+      "tools_to_exec",
+      ["tools_to_execute", "tools_to_auto_execute"],
+      "tools_to_execute",
+    ],
+    [
+      "connectionType",
+      ["connection_type", "connection_string"],
+      "connection_type",
+    ],
     ["Name", ["name", "id"], "name"],
     ["completely_unrelated", ["name", "id"], undefined],
   ])("suggests for %s", (key, known, expected) => {

@@ -8,8 +8,16 @@ import { extname } from "node:path";
 
 import { parseDocument } from "yaml";
 
-import { missingEnvRefs, processSecretSource, type SecretSource } from "./env.js";
-import { ConfigError, type ConfigProblem, problemsFromZod } from "./problems.js";
+import {
+  missingEnvRefs,
+  processSecretSource,
+  type SecretSource,
+} from "./env.js";
+import {
+  ConfigError,
+  type ConfigProblem,
+  problemsFromZod,
+} from "./problems.js";
 import { formatPath, secretFields } from "./redact.js";
 import { GatewayConfig } from "./schema.js";
 
@@ -23,13 +31,17 @@ export function parseConfig(raw: unknown, source = "config"): GatewayConfig {
     throw new ConfigError(source, [
       {
         path: "(root)",
-        message: "the file must hold an object (a mapping of keys to values) at the top level",
+        message:
+          "the file must hold an object (a mapping of keys to values) at the top level",
       },
     ]);
   }
   const result = GatewayConfig.safeParse(input);
   if (result.success) return result.data;
-  throw new ConfigError(source, problemsFromZod(result.error, input, GatewayConfig));
+  throw new ConfigError(
+    source,
+    problemsFromZod(result.error, input, GatewayConfig),
+  );
 }
 
 /** JSON for `.json` files, YAML otherwise (YAML 1.2 reads JSON too, but JSON.parse reports JSON errors better). */
@@ -39,7 +51,9 @@ export function parseConfigText(text: string, source: string): GatewayConfig {
     try {
       raw = JSON.parse(text);
     } catch (e) {
-      throw new ConfigError(source, [{ path: "(root)", message: `not valid JSON: ${(e as Error).message}` }]);
+      throw new ConfigError(source, [
+        { path: "(root)", message: `not valid JSON: ${(e as Error).message}` },
+      ]);
     }
     return parseConfig(raw, source);
   }
@@ -64,8 +78,12 @@ export function loadConfigFile(path: string): GatewayConfig {
     text = readFileSync(path, "utf8");
   } catch (e) {
     const reason =
-      (e as NodeJS.ErrnoException).code === "ENOENT" ? "the file does not exist" : (e as Error).message;
-    throw new ConfigError(path, [{ path: "(root)", message: `cannot read the config file: ${reason}` }]);
+      (e as NodeJS.ErrnoException).code === "ENOENT"
+        ? "the file does not exist"
+        : (e as Error).message;
+    throw new ConfigError(path, [
+      { path: "(root)", message: `cannot read the config file: ${reason}` },
+    ]);
   }
   return parseConfigText(text, path);
 }
@@ -97,11 +115,19 @@ export function checkEnv(
   if (problems.length === 0) return;
   const names = [...missingNames];
   const headline = `${source}: ${names.length === 1 ? "environment variable" : "environment variables"} ${names.join(", ")} referenced by the configuration ${names.length === 1 ? "is" : "are"} not set`;
-  throw new ConfigError(source, problems, "TG_ERR_CONFIG_ENV_MISSING", headline);
+  throw new ConfigError(
+    source,
+    problems,
+    "TG_ERR_CONFIG_ENV_MISSING",
+    headline,
+  );
 }
 
 /** Load + validate + env check: what startup and every reload do. */
-export function loadConfig(path: string, secrets: SecretSource = processSecretSource()): GatewayConfig {
+export function loadConfig(
+  path: string,
+  secrets: SecretSource = processSecretSource(),
+): GatewayConfig {
   const config = loadConfigFile(path);
   checkEnv(config, path, secrets);
   return config;

@@ -6,7 +6,12 @@
 import type { z } from "zod";
 
 import { type ErrorCode, GatewayError } from "../errors.js";
-import { type ConfigPath, formatPath, redactAt, type SecretScope } from "./redact.js";
+import {
+  type ConfigPath,
+  formatPath,
+  redactAt,
+  type SecretScope,
+} from "./redact.js";
 
 export interface ConfigProblem {
   /** `mcp.client_configs[2].name`; `(root)` for the top level. */
@@ -17,7 +22,9 @@ export interface ConfigProblem {
 }
 
 export function formatProblem(p: ConfigProblem): string {
-  return p.value === undefined ? `${p.path}: ${p.message}` : `${p.path} ${p.value}: ${p.message}`;
+  return p.value === undefined
+    ? `${p.path}: ${p.message}`
+    : `${p.path} ${p.value}: ${p.message}`;
 }
 
 /** A configuration that cannot be used, with every problem found in it. */
@@ -34,7 +41,11 @@ export class ConfigError extends GatewayError {
     const head =
       headline ??
       `${source}: the configuration is invalid (${problems.length} ${problems.length === 1 ? "problem" : "problems"})`;
-    super(code, [head, ...problems.map((p) => `  - ${formatProblem(p)}`)].join("\n"), { problems });
+    super(
+      code,
+      [head, ...problems.map((p) => `  - ${formatProblem(p)}`)].join("\n"),
+      { problems },
+    );
     this.name = "ConfigError";
     this.problems = problems;
     this.source = source;
@@ -57,7 +68,11 @@ function valueAt(root: unknown, path: ConfigPath): unknown {
 const MAX_SHOWN = 80;
 
 /** The value as it appears in a message: JSON, secrets redacted, long values shortened. */
-export function showValue(root: unknown, path: ConfigPath, scope: SecretScope): string | undefined {
+export function showValue(
+  root: unknown,
+  path: ConfigPath,
+  scope: SecretScope,
+): string | undefined {
   const v = valueAt(root, path);
   if (v === undefined) return undefined;
   // JSON.stringify gives undefined only for functions and symbols, which parsed JSON/YAML never holds.
@@ -71,7 +86,11 @@ function levenshtein(a: string, b: string): number {
     const cur = [i];
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
+      cur[j] = Math.min(
+        (prev[j] ?? 0) + 1,
+        (cur[j - 1] ?? 0) + 1,
+        (prev[j - 1] ?? 0) + cost,
+      );
     }
     prev = cur;
   }
@@ -79,17 +98,24 @@ function levenshtein(a: string, b: string): number {
 }
 
 /** The closest known key, when close enough to be a typo; `toolsToExecute` finds `tools_to_execute`. */
-export function didYouMean(key: string, known: readonly string[]): string | undefined {
+export function didYouMean(
+  key: string,
+  known: readonly string[],
+): string | undefined {
   const norm = (s: string) => s.toLowerCase().replaceAll(/[_-]/g, "");
   let best: { key: string; d: number } | undefined;
   for (const k of known) {
     // Same words in another case or separator, or a shortened key (`health_monitor`), count as exact.
-    const close = norm(k) === norm(key) || (key.length >= 4 && norm(k).startsWith(norm(key)));
+    const close =
+      norm(k) === norm(key) ||
+      (key.length >= 4 && norm(k).startsWith(norm(key)));
     const d = close ? 0 : levenshtein(key.toLowerCase(), k.toLowerCase());
     if (!best || d < best.d) best = { key: k, d };
   }
   if (!best) return undefined;
-  return best.d <= Math.max(2, Math.floor(key.length / 3)) ? best.key : undefined;
+  return best.d <= Math.max(2, Math.floor(key.length / 3))
+    ? best.key
+    : undefined;
 }
 
 /** zod v4 keeps each schema's definition in `_zod.def`; only the wrapper kinds used by the config schema matter. */
@@ -102,7 +128,8 @@ interface SchemaDef {
   in?: z.ZodType;
 }
 
-const defOf = (s: z.ZodType): SchemaDef => (s as unknown as { _zod: { def: SchemaDef } })._zod.def;
+const defOf = (s: z.ZodType): SchemaDef =>
+  (s as unknown as { _zod: { def: SchemaDef } })._zod.def;
 
 function unwrap(s: z.ZodType): z.ZodType {
   let cur = s;
@@ -147,7 +174,10 @@ const EXPECTED: Record<string, string> = {
   record: "an object",
 };
 
-function sizeMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig, small: boolean): string {
+function sizeMessage(
+  issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig,
+  small: boolean,
+): string {
   const bound = small
     ? (issue as z.core.$ZodIssueTooSmall).minimum
     : (issue as z.core.$ZodIssueTooBig).maximum;
@@ -189,22 +219,33 @@ export function problemsFromZod(
 ): ConfigProblem[] {
   const out: ConfigProblem[] = [];
   for (const issue of error.issues) {
-    const path = issue.path.filter((p): p is string | number => typeof p !== "symbol");
+    const path = issue.path.filter(
+      (p): p is string | number => typeof p !== "symbol",
+    );
     if (issue.code === "unrecognized_keys") {
       const known = knownKeysAt(schema, path);
       for (const key of issue.keys) {
         const hint = didYouMean(key, known);
-        const allowed = known.length > 0 ? `allowed keys: ${known.join(", ")}` : "no keys are allowed here";
+        const allowed =
+          known.length > 0
+            ? `allowed keys: ${known.join(", ")}`
+            : "no keys are allowed here";
         out.push({
           path: formatPath([...path, key]),
-          message: hint ? `unknown key; did you mean "${hint}"?` : `unknown key; ${allowed}`,
+          message: hint
+            ? `unknown key; did you mean "${hint}"?`
+            : `unknown key; ${allowed}`,
         });
       }
       continue;
     }
     // The key itself is the offending value of a record key; never quote the value under it.
-    const value = issue.code === "invalid_key" ? undefined : showValue(root, path, scope);
-    const problem = { path: formatPath(path), message: messageFor(issue, valueAt(root, path)) };
+    const value =
+      issue.code === "invalid_key" ? undefined : showValue(root, path, scope);
+    const problem = {
+      path: formatPath(path),
+      message: messageFor(issue, valueAt(root, path)),
+    };
     out.push(value === undefined ? problem : { ...problem, value });
   }
   return out;

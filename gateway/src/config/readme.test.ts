@@ -5,9 +5,14 @@ import { describe, expect, test } from "vitest";
 
 import { checkEnv, parseConfigText } from "./load.js";
 
-const readme = readFileSync(join(import.meta.dirname, "..", "..", "..", "README.md"), "utf8");
+const readme = readFileSync(
+  join(import.meta.dirname, "..", "..", "..", "README.md"),
+  "utf8",
+);
 const blocks = (lang: string) =>
-  [...readme.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g"))].map((m) => m[1] ?? "");
+  [
+    ...readme.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g")),
+  ].map((m) => m[1] ?? "");
 
 describe("README", () => {
   test("opens with a title, one sentence, then the two set-up commands", () => {
@@ -22,7 +27,10 @@ describe("README", () => {
     const [yaml] = blocks("yaml");
     expect(yaml).toBeDefined();
     const config = parseConfigText(yaml!, "README.yaml");
-    expect(config.mcp.client_configs.map((c) => c.name)).toEqual(["filesystem", "web_search"]);
+    expect(config.mcp.client_configs.map((c) => c.name)).toEqual([
+      "filesystem",
+      "web_search",
+    ]);
     expect(() => checkEnv(config, "README.yaml", { env: {} })).toThrow(
       "README.yaml: environment variables TOOLGATE_ADMIN_PASSWORD, SEARCH_MCP_URL, SEARCH_MCP_TOKEN, OPENAI_API_KEY, TEAM_A_KEY referenced by the configuration are not set",
     );
@@ -30,6 +38,9 @@ describe("README", () => {
 
   test("its JSON example is a valid config", () => {
     const [json] = blocks("json");
-    expect(parseConfigText(json!, "README.json").mcp.client_configs[0]?.tools_to_execute).toEqual(["*"]);
+    expect(
+      parseConfigText(json!, "README.json").mcp.client_configs[0]
+        ?.tools_to_execute,
+    ).toEqual(["*"]);
   });
 });

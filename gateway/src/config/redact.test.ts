@@ -20,9 +20,17 @@ const LITERALS = {
 
 const literalConfig = () =>
   parseConfig({
-    server: { auth: { username: "admin", password: LITERALS.password }, session_secret: LITERALS.session },
+    server: {
+      auth: { username: "admin", password: LITERALS.password },
+      session_secret: LITERALS.session,
+    },
     state: { redis_url: LITERALS.redis, encryption_key: LITERALS.encryption },
-    providers: { openai: { base_url: "https://api.openai.com/v1", api_key: LITERALS.api_key } },
+    providers: {
+      openai: {
+        base_url: "https://api.openai.com/v1",
+        api_key: LITERALS.api_key,
+      },
+    },
     governance: { virtual_keys: [{ name: "k", value: LITERALS.vk }] },
     mcp: {
       client_configs: [
@@ -51,16 +59,24 @@ const literalConfig = () =>
 describe("redact", () => {
   test("hides every literal secret of a config", () => {
     const text = JSON.stringify(redact(literalConfig()));
-    for (const secret of Object.values(LITERALS)) expect(text).not.toContain(secret);
-    for (const secret of ["REDIS-PASSWORD-8", "TOKEN-IN-PATH-1"]) expect(text).not.toContain(secret);
+    for (const secret of Object.values(LITERALS))
+      expect(text).not.toContain(secret);
+    for (const secret of ["REDIS-PASSWORD-8", "TOKEN-IN-PATH-1"])
+      expect(text).not.toContain(secret);
   });
 
   test("covers every secret field: each one is *** in the redacted config", () => {
     const cfg = literalConfig();
     const fields = secretFields(cfg);
-    expect(fields.map((f) => f.value).sort()).toEqual([...Object.values(LITERALS), "env.B_URL"].sort());
+    expect(fields.map((f) => f.value).sort()).toEqual(
+      [...Object.values(LITERALS), "env.B_URL"].sort(),
+    );
     const redacted = secretFields(redact(cfg));
-    expect(redacted.filter((f) => f.value !== "env.B_URL").every((f) => f.value === REDACTED)).toBe(true);
+    expect(
+      redacted
+        .filter((f) => f.value !== "env.B_URL")
+        .every((f) => f.value === REDACTED),
+    ).toBe(true);
   });
 
   test("shows env references as written and leaves non-secrets alone", () => {
@@ -69,7 +85,9 @@ describe("redact", () => {
     expect(r.mcp.client_configs[1]?.oauth_config?.client_id).toBe("public-id");
     expect(r.server.auth?.username).toBe("admin");
     expect(r.providers.openai?.base_url).toBe("https://api.openai.com/v1");
-    expect(r.mcp.client_configs[0]?.headers).toEqual({ Authorization: REDACTED });
+    expect(r.mcp.client_configs[0]?.headers).toEqual({
+      Authorization: REDACTED,
+    });
   });
 
   test("redacts a single client config (the management API's form)", () => {
@@ -93,7 +111,10 @@ describe("redact", () => {
         connection_type: "http",
         connection_string: "env.U",
         auth_type: "oauth",
-        oauth_config: { client_secret: LITERALS.client_secret, server_url: "https://a.example.com" },
+        oauth_config: {
+          client_secret: LITERALS.client_secret,
+          server_url: "https://a.example.com",
+        },
       }),
     );
     expect(oauth.oauth_config?.client_secret).toBe(REDACTED);
@@ -109,7 +130,9 @@ describe("redact", () => {
 describe("log redaction", () => {
   test("a config or client logged by mistake, and credential headers, are censored", () => {
     const lines: string[] = [];
-    const logger = createLogger(literalConfig(), { destination: { write: (s: string) => lines.push(s) } });
+    const logger = createLogger(literalConfig(), {
+      destination: { write: (s: string) => lines.push(s) },
+    });
     logger.info({ config: literalConfig() }, "config");
     logger.info({ client: literalConfig().mcp.client_configs[0] }, "client");
     logger.info(
@@ -126,10 +149,17 @@ describe("log redaction", () => {
       },
       "request",
     );
-    logger.info({ res: { headers: { "set-cookie": "sid=REDIS-PASSWORD-8" } } }, "response");
+    logger.info(
+      { res: { headers: { "set-cookie": "sid=REDIS-PASSWORD-8" } } },
+      "response",
+    );
     const text = lines.join("");
     expect(lines).toHaveLength(4);
-    for (const secret of [...Object.values(LITERALS), "REDIS-PASSWORD-8", "QURNSU4tUEFTU1dPUkQtNg=="])
+    for (const secret of [
+      ...Object.values(LITERALS),
+      "REDIS-PASSWORD-8",
+      "QURNSU4tUEFTU1dPUkQtNg==",
+    ])
       expect(text).not.toContain(secret);
     expect(text).toContain('"username":"admin"');
   });

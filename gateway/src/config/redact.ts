@@ -32,18 +32,28 @@ const CONFIG_SECRETS: readonly Pattern[] = [
   ["state", "encryption_key"],
 ];
 
-function matches(pattern: Pattern, path: ConfigPath, length = pattern.length): boolean {
+function matches(
+  pattern: Pattern,
+  path: ConfigPath,
+  length = pattern.length,
+): boolean {
   if (path.length !== length) return false;
-  return path.every((seg, i) => pattern[i] === "*" || pattern[i] === String(seg));
+  return path.every(
+    (seg, i) => pattern[i] === "*" || pattern[i] === String(seg),
+  );
 }
 
 /** Which table applies: a whole config, or a single client (the management API's body). */
 export type SecretScope = "config" | "client";
 
-const table = (scope: SecretScope) => (scope === "config" ? CONFIG_SECRETS : CLIENT_SECRETS);
+const table = (scope: SecretScope) =>
+  scope === "config" ? CONFIG_SECRETS : CLIENT_SECRETS;
 
 /** True when the value at `path` is a secret. */
-export function isSecretPath(path: ConfigPath, scope: SecretScope = "config"): boolean {
+export function isSecretPath(
+  path: ConfigPath,
+  scope: SecretScope = "config",
+): boolean {
   return table(scope).some((p) => matches(p, path));
 }
 
@@ -52,11 +62,14 @@ export function isSecretPath(path: ConfigPath, scope: SecretScope = "config"): b
  * scalar found there is most likely a secret written one level too high, so it is hidden too.
  */
 function isSecretParent(path: ConfigPath, scope: SecretScope): boolean {
-  return table(scope).some((p) => p.length > 1 && matches(p, path, p.length - 1));
+  return table(scope).some(
+    (p) => p.length > 1 && matches(p, path, p.length - 1),
+  );
 }
 
 function redactLeaf(value: unknown): unknown {
-  if (typeof value === "string" && envRefName(value) !== undefined) return value;
+  if (typeof value === "string" && envRefName(value) !== undefined)
+    return value;
   return REDACTED;
 }
 
@@ -64,12 +77,22 @@ function redactLeaf(value: unknown): unknown {
  * A deep copy of `value` (found at `path`) with every secret replaced. Works on parsed and
  * raw (unvalidated) input alike, so error messages can quote values safely.
  */
-export function redactAt(value: unknown, path: ConfigPath = [], scope: SecretScope = "config"): unknown {
+export function redactAt(
+  value: unknown,
+  path: ConfigPath = [],
+  scope: SecretScope = "config",
+): unknown {
   if (value === undefined || value === null) return value;
   if (isSecretPath(path, scope)) return redactLeaf(value);
-  if (Array.isArray(value)) return value.map((v, i) => redactAt(v, [...path, i], scope));
+  if (Array.isArray(value))
+    return value.map((v, i) => redactAt(v, [...path, i], scope));
   if (typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactAt(v, [...path, k], scope)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [
+        k,
+        redactAt(v, [...path, k], scope),
+      ]),
+    );
   }
   return isSecretParent(path, scope) ? redactLeaf(value) : value;
 }
@@ -80,7 +103,9 @@ export function redactAt(value: unknown, path: ConfigPath = [], scope: SecretSco
  */
 export function redact(config: GatewayConfig): GatewayConfig;
 export function redact(client: ClientConfig): ClientConfig;
-export function redact(value: GatewayConfig | ClientConfig): GatewayConfig | ClientConfig {
+export function redact(
+  value: GatewayConfig | ClientConfig,
+): GatewayConfig | ClientConfig {
   const scope: SecretScope = "connection_type" in value ? "client" : "config";
   // The walk keeps the shape and only swaps strings, so the input's type still holds.
   return redactAt(value, [], scope) as GatewayConfig | ClientConfig;
@@ -92,7 +117,10 @@ export interface SecretField {
 }
 
 /** Every secret-bearing string in the config, with its path (for the env check and log redaction). */
-export function secretFields(value: unknown, scope: SecretScope = "config"): SecretField[] {
+export function secretFields(
+  value: unknown,
+  scope: SecretScope = "config",
+): SecretField[] {
   const out: SecretField[] = [];
   const walk = (v: unknown, path: ConfigPath): void => {
     if (typeof v === "string") {
@@ -112,7 +140,8 @@ export function formatPath(path: ConfigPath): string {
   let out = "";
   for (const seg of path) {
     if (typeof seg === "number") out += `[${seg}]`;
-    else if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(seg)) out += out === "" ? seg : `.${seg}`;
+    else if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(seg))
+      out += out === "" ? seg : `.${seg}`;
     else out += `[${JSON.stringify(seg)}]`;
   }
   return out === "" ? "(root)" : out;

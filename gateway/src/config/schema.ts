@@ -14,26 +14,40 @@ import { z } from "zod";
 export const CLIENT_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const DURATION_PATTERN = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 
 /** Milliseconds of a duration string such as `10s`, `500ms`, `2m`. Throws on a malformed value. */
 export function durationMs(value: string): number {
   const m = DURATION_PATTERN.exec(value);
-  if (!m) throw new RangeError(`"${value}" is not a duration; use a number with ms, s, m or h (e.g. "10s")`);
+  if (!m)
+    throw new RangeError(
+      `"${value}" is not a duration; use a number with ms, s, m or h (e.g. "10s")`,
+    );
   return Number(m[1]) * (UNIT_MS[m[2] ?? "s"] ?? 1000);
 }
 
 export const Duration = z
   .string()
   .regex(DURATION_PATTERN, {
-    message: 'must be a duration: a number with ms, s, m or h, e.g. "10s" or "500ms"',
+    message:
+      'must be a duration: a number with ms, s, m or h, e.g. "10s" or "500ms"',
   })
-  .meta({ description: 'Duration: a number followed by ms, s, m or h, e.g. "10s"' });
+  .meta({
+    description: 'Duration: a number followed by ms, s, m or h, e.g. "10s"',
+  });
 
 /** Intervals and timeouts: zero would mean a busy loop or an instant failure, never what was meant. */
-export const PositiveDuration = Duration.refine((v) => !DURATION_PATTERN.test(v) || durationMs(v) > 0, {
-  message: 'must be greater than zero, e.g. "10s"',
-});
+export const PositiveDuration = Duration.refine(
+  (v) => !DURATION_PATTERN.test(v) || durationMs(v) > 0,
+  {
+    message: 'must be greater than zero, e.g. "10s"',
+  },
+);
 
 /** `env.<VAR>`: the value is read from the environment (or the secrets directory) when used. */
 export const ENV_REF_PATTERN = /^env\.[A-Za-z_][A-Za-z0-9_]*$/;
@@ -44,15 +58,22 @@ function secretString(min = 1, why?: string) {
     min <= 1
       ? "must not be empty; give the value or an env.<VAR> reference"
       : `must be at least ${min} characters (${why ?? "secret"}), or an env.<VAR> reference`;
-  return z.string().refine((v) => ENV_REF_PATTERN.test(v) || v.length >= min, { message });
+  return z
+    .string()
+    .refine((v) => ENV_REF_PATTERN.test(v) || v.length >= min, { message });
 }
 
 /** An http(s) URL, or an `env.<VAR>` reference to one (URLs of MCP servers often embed a token). */
-const UrlOrEnvRef = z.string().refine((v) => ENV_REF_PATTERN.test(v) || /^https?:\/\/[^\s/]+/.test(v), {
-  message: "must be an http:// or https:// URL, or an env.<VAR> reference",
-});
+const UrlOrEnvRef = z
+  .string()
+  .refine((v) => ENV_REF_PATTERN.test(v) || /^https?:\/\/[^\s/]+/.test(v), {
+    message: "must be an http:// or https:// URL, or an env.<VAR> reference",
+  });
 
-const HttpUrl = z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" });
+const HttpUrl = z.url({
+  protocol: /^https?$/,
+  error: "must be an http:// or https:// URL",
+});
 
 /** RFC 9110 field names (tokens); a space or colon in a header name is a typo, not a header. */
 const HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -70,7 +91,11 @@ export const StdioConfig = z.strictObject({
   args: z.array(z.string()).default([]),
   /** Names of environment variables passed to the child (their values come from the gateway's environment). */
   envs: z
-    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be an environment variable name" }))
+    .array(
+      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+        message: "must be an environment variable name",
+      }),
+    )
     .default([]),
 });
 
@@ -93,32 +118,45 @@ const clientFields = {
   id: z
     .string()
     .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, {
-      message: "must use ASCII letters, digits, '_', '.' and '-' only, starting with a letter, digit or '_'",
+      message:
+        "must use ASCII letters, digits, '_', '.' and '-' only, starting with a letter, digit or '_'",
     })
     .max(200)
-    .describe("Client identifier, used in /api/mcp/client/{id} paths; default: the name")
+    .describe(
+      "Client identifier, used in /api/mcp/client/{id} paths; default: the name",
+    )
     .optional(),
   name: ClientName.describe(
     "Unique name: ASCII letters, digits and underscores, not starting with a digit; tools are exposed as <name>_<tool>",
   ),
-  connection_type: ConnectionType.describe("stdio (a child process), http (streamable HTTP) or sse"),
+  connection_type: ConnectionType.describe(
+    "stdio (a child process), http (streamable HTTP) or sse",
+  ),
   /** URL of the server, or `env.<VAR>`. Required for http and sse. */
-  connection_string: UrlOrEnvRef.describe("URL of the MCP server (http and sse), or env.<VAR>").optional(),
+  connection_string: UrlOrEnvRef.describe(
+    "URL of the MCP server (http and sse), or env.<VAR>",
+  ).optional(),
   stdio_config: StdioConfig.describe(
     "Command, args and passed environment variable names (stdio)",
   ).optional(),
-  auth_type: AuthType.describe("headers (static headers) or oauth; http and sse only").optional(),
+  auth_type: AuthType.describe(
+    "headers (static headers) or oauth; http and sse only",
+  ).optional(),
   /** Header values are secret-bearing; `env.<VAR>` allowed. */
   headers: z
     .record(
-      z
-        .string()
-        .regex(HEADER_NAME_PATTERN, { message: "must be an HTTP header name (letters, digits and -)" }),
+      z.string().regex(HEADER_NAME_PATTERN, {
+        message: "must be an HTTP header name (letters, digits and -)",
+      }),
       z.string(),
     )
-    .describe("Static headers sent to the server (auth_type headers); values may be env.<VAR>")
+    .describe(
+      "Static headers sent to the server (auth_type headers); values may be env.<VAR>",
+    )
     .optional(),
-  oauth_config: OAuthConfig.describe("OAuth 2.0 settings (auth_type oauth)").optional(),
+  oauth_config: OAuthConfig.describe(
+    "OAuth 2.0 settings (auth_type oauth)",
+  ).optional(),
   tools_to_execute: ToolList.describe(
     'Tools included: ["*"] = all, empty = none, else exactly these',
   ).default([]),
@@ -147,15 +185,25 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 const CONNECTION_TYPES: readonly unknown[] = ["stdio", "http", "sse"];
 /** zod option: run a refinement whenever the value is an object, despite issues in its fields. */
-export const RUN_ON_OBJECTS = { when: (payload: { value: unknown }) => isRecord(payload.value) };
+export const RUN_ON_OBJECTS = {
+  when: (payload: { value: unknown }) => isRecord(payload.value),
+};
 
 /** Cross-field rules of SPEC 2.1, shared by the file schema and the management API. */
-export function checkClientRules(client: ClientShape, ctx: z.RefinementCtx): void {
+export function checkClientRules(
+  client: ClientShape,
+  ctx: z.RefinementCtx,
+): void {
   const c: Loose<ClientShape> = client;
-  const issue: IssueFn = (path, message) => ctx.addIssue({ code: "custom", path: [path], message });
-  if (CONNECTION_TYPES.includes(c.connection_type)) checkTransportRules(c, issue);
+  const issue: IssueFn = (path, message) =>
+    ctx.addIssue({ code: "custom", path: [path], message });
+  if (CONNECTION_TYPES.includes(c.connection_type))
+    checkTransportRules(c, issue);
   checkAuthRules(c, issue);
-  if (Array.isArray(c.tools_to_execute) && Array.isArray(c.tools_to_auto_execute)) {
+  if (
+    Array.isArray(c.tools_to_execute) &&
+    Array.isArray(c.tools_to_auto_execute)
+  ) {
     checkAutoSubset(c.tools_to_execute, c.tools_to_auto_execute, ctx);
   }
 }
@@ -164,28 +212,46 @@ type IssueFn = (path: string, message: string) => void;
 
 function checkTransportRules(c: Loose<ClientShape>, issue: IssueFn): void {
   if (c.connection_type === "stdio") {
-    if (!c.stdio_config) issue("stdio_config", "is required when connection_type is stdio");
-    if (c.auth_type) issue("auth_type", "stdio clients have no authentication; remove auth_type");
-    if (c.connection_string) issue("connection_string", "is not used by stdio clients; use stdio_config");
+    if (!c.stdio_config)
+      issue("stdio_config", "is required when connection_type is stdio");
+    if (c.auth_type)
+      issue(
+        "auth_type",
+        "stdio clients have no authentication; remove auth_type",
+      );
+    if (c.connection_string)
+      issue(
+        "connection_string",
+        "is not used by stdio clients; use stdio_config",
+      );
   } else {
     const type = String(c.connection_type);
-    if (!c.connection_string) issue("connection_string", `is required when connection_type is ${type}`);
-    if (c.stdio_config) issue("stdio_config", `is only for stdio clients, not ${type}`);
+    if (!c.connection_string)
+      issue("connection_string", `is required when connection_type is ${type}`);
+    if (c.stdio_config)
+      issue("stdio_config", `is only for stdio clients, not ${type}`);
   }
 }
 
 function checkAuthRules(c: Loose<ClientShape>, issue: IssueFn): void {
-  if (c.auth_type === "headers" && !c.headers) issue("headers", "is required when auth_type is headers");
-  if (c.auth_type !== "headers" && c.headers) issue("headers", 'needs auth_type "headers"');
+  if (c.auth_type === "headers" && !c.headers)
+    issue("headers", "is required when auth_type is headers");
+  if (c.auth_type !== "headers" && c.headers)
+    issue("headers", 'needs auth_type "headers"');
   checkOAuthRules(c, issue);
 }
 
 function checkOAuthRules(c: Loose<ClientShape>, issue: IssueFn): void {
   if (c.auth_type === "oauth" && !c.oauth_config)
     issue("oauth_config", "is required when auth_type is oauth");
-  if (c.auth_type !== "oauth" && c.oauth_config) issue("oauth_config", 'needs auth_type "oauth"');
+  if (c.auth_type !== "oauth" && c.oauth_config)
+    issue("oauth_config", 'needs auth_type "oauth"');
   // SPEC 7: without an authorize_url the endpoints can only be discovered from server_url.
-  if (isRecord(c.oauth_config) && !c.oauth_config.authorize_url && !c.oauth_config.server_url) {
+  if (
+    isRecord(c.oauth_config) &&
+    !c.oauth_config.authorize_url &&
+    !c.oauth_config.server_url
+  ) {
     issue(
       "oauth_config",
       "needs authorize_url or server_url (server_url lets the gateway discover the endpoints)",
@@ -219,7 +285,10 @@ export function checkAutoSubset(
 }
 
 export const ClientConfigObject = z.strictObject(clientFields);
-export const ClientConfig = ClientConfigObject.superRefine(checkClientRules, RUN_ON_OBJECTS);
+export const ClientConfig = ClientConfigObject.superRefine(
+  checkClientRules,
+  RUN_ON_OBJECTS,
+);
 
 export const HealthMonitorConfig = z.strictObject({
   check_interval: PositiveDuration.default("10s"),
@@ -268,9 +337,12 @@ export const RESERVED_METRIC_LABELS: readonly string[] = [
 export const PrometheusLabel = z
   .string()
   .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, {
-    message: "must be a Prometheus label name (letters, digits and underscores, not starting with a digit)",
+    message:
+      "must be a Prometheus label name (letters, digits and underscores, not starting with a digit)",
   })
-  .refine((v) => !v.startsWith("__"), { message: 'must not start with "__" (reserved by Prometheus)' })
+  .refine((v) => !v.startsWith("__"), {
+    message: 'must not start with "__" (reserved by Prometheus)',
+  })
   .refine((v) => !RESERVED_METRIC_LABELS.includes(v), {
     message: `is already a label of the gateway's metrics; reserved: ${RESERVED_METRIC_LABELS.join(", ")}`,
   });
@@ -334,7 +406,10 @@ export const GovernanceSection = z.strictObject({
 });
 
 export const ServerSection = z.strictObject({
-  host: z.string().describe("Listen address (--host, TOOLGATE_HOST override it)").default("127.0.0.1"),
+  host: z
+    .string()
+    .describe("Listen address (--host, TOOLGATE_HOST override it)")
+    .default("127.0.0.1"),
   port: z
     .int()
     .min(0)
@@ -344,13 +419,15 @@ export const ServerSection = z.strictObject({
   /** HTTP Basic auth for /api/*, /config and /metrics. Absent: those answer loopback callers only. */
   auth: z
     .strictObject({ username: z.string().min(1), password: secretString() })
-    .describe("HTTP Basic auth for /api/*, /config and /metrics; absent: loopback callers only")
+    .describe(
+      "HTTP Basic auth for /api/*, /config and /metrics; absent: loopback callers only",
+    )
     .optional(),
   /** Creating stdio clients through the API runs a command on the host; off unless set. */
   allow_stdio_from_api: z.boolean().default(false),
-  shutdown_grace_period: Duration.describe("Time in-flight requests get to finish on SIGTERM/SIGINT").default(
-    "10s",
-  ),
+  shutdown_grace_period: Duration.describe(
+    "Time in-flight requests get to finish on SIGTERM/SIGINT",
+  ).default("10s"),
   body_limit_api: z
     .int()
     .min(1024)
@@ -371,9 +448,15 @@ export const StateSection = z.strictObject({
   /** Absent: in-memory store (or TOOLGATE_REDIS_URL). `redis://`, `rediss://` (TLS), `redis+sentinel://`; `env.` allowed. */
   redis_url: z
     .string()
-    .refine((v) => ENV_REF_PATTERN.test(v) || /^(rediss?|redis\+sentinel):\/\/\S+$/.test(v), {
-      message: "must be a redis://, rediss:// or redis+sentinel:// URL, or an env.<VAR> reference",
-    })
+    .refine(
+      (v) =>
+        ENV_REF_PATTERN.test(v) ||
+        /^(rediss?|redis\+sentinel):\/\/\S+$/.test(v),
+      {
+        message:
+          "must be a redis://, rediss:// or redis+sentinel:// URL, or an env.<VAR> reference",
+      },
+    )
     .optional(),
   /** Key for encrypting OAuth tokens at rest (AES-256-GCM); `env.` allowed. */
   encryption_key: secretString(16, "it encrypts stored tokens").optional(),
@@ -381,34 +464,47 @@ export const StateSection = z.strictObject({
 
 export const GatewayConfigObject = z.strictObject({
   $schema: z.string().optional(),
-  server: ServerSection.describe("Toolgate's own listener, auth, limits and logging").prefault({}),
-  state: StateSection.describe("Shared state: in-memory unless redis_url is set").prefault({}),
-  mcp: McpSection.describe("MCP clients, health monitoring and tool execution (SPEC 2.1, 2.5)").prefault({}),
-  client: ClientSection.describe("Gateway behaviour: governance, metric labels, tuning (SPEC 2.5)").prefault(
-    {},
-  ),
+  server: ServerSection.describe(
+    "Toolgate's own listener, auth, limits and logging",
+  ).prefault({}),
+  state: StateSection.describe(
+    "Shared state: in-memory unless redis_url is set",
+  ).prefault({}),
+  mcp: McpSection.describe(
+    "MCP clients, health monitoring and tool execution (SPEC 2.1, 2.5)",
+  ).prefault({}),
+  client: ClientSection.describe(
+    "Gateway behaviour: governance, metric labels, tuning (SPEC 2.5)",
+  ).prefault({}),
   config: LegacyConfigSection.describe(
     "Older spelling of client.drop_excess_requests / initial_pool_size; wins when set",
   ).optional(),
   providers: z
     .record(
-      z
-        .string()
-        .regex(/^[A-Za-z0-9_.-]+$/, { message: "provider names use letters, digits, '.', '_' and '-'" }),
+      z.string().regex(/^[A-Za-z0-9_.-]+$/, {
+        message: "provider names use letters, digits, '.', '_' and '-'",
+      }),
       ProviderConfig,
     )
     .default({}),
-  governance: GovernanceSection.describe("Virtual keys and their per-client tool filters").prefault({}),
+  governance: GovernanceSection.describe(
+    "Virtual keys and their per-client tool filters",
+  ).prefault({}),
 });
 
 /** The objects of an array with their indices; anything else (wrong-typed input) is skipped. */
 function objectsOf(v: unknown): Array<[number, Record<string, unknown>]> {
   return Array.isArray(v)
-    ? v.flatMap((x, i): Array<[number, Record<string, unknown>]> => (isRecord(x) ? [[i, x]] : []))
+    ? v.flatMap((x, i): Array<[number, Record<string, unknown>]> =>
+        isRecord(x) ? [[i, x]] : [],
+      )
     : [];
 }
 
-function section(v: Record<string, unknown>, key: string): Record<string, unknown> {
+function section(
+  v: Record<string, unknown>,
+  key: string,
+): Record<string, unknown> {
   const s = v[key];
   return isRecord(s) ? s : {};
 }
@@ -449,7 +545,10 @@ function checkClientUniqueness(
 }
 
 /** Names, ids and values of virtual keys are unique: a shared value would make the caller ambiguous. */
-function checkVirtualKeys(keys: Array<[number, Record<string, unknown>]>, ctx: z.RefinementCtx): void {
+function checkVirtualKeys(
+  keys: Array<[number, Record<string, unknown>]>,
+  ctx: z.RefinementCtx,
+): void {
   const seen = {
     name: new Map<string, number>(),
     id: new Map<string, number>(),
@@ -495,7 +594,9 @@ export function effectiveTuning(cfg: GatewayConfig): {
   initialPoolSize: number;
 } {
   return {
-    dropExcessRequests: cfg.config?.drop_excess_requests ?? cfg.client.drop_excess_requests,
-    initialPoolSize: cfg.config?.initial_pool_size ?? cfg.client.initial_pool_size,
+    dropExcessRequests:
+      cfg.config?.drop_excess_requests ?? cfg.client.drop_excess_requests,
+    initialPoolSize:
+      cfg.config?.initial_pool_size ?? cfg.client.initial_pool_size,
   };
 }

@@ -1,4 +1,11 @@
-import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -12,7 +19,10 @@ const yamlWithPort = (port: number) => `server:\n  port: ${port}\n`;
 
 interface Harness {
   readonly configs: GatewayConfig[];
-  readonly logs: Array<{ msg: string; problems?: Array<{ path: string; message: string }> }>;
+  readonly logs: Array<{
+    msg: string;
+    problems?: Array<{ path: string; message: string }>;
+  }>;
   next(): Promise<GatewayConfig>;
   nextLog(match: RegExp): Promise<void>;
 }
@@ -30,13 +40,24 @@ function start(path: string, initialText?: string): Harness {
   const notify = () => waiters.splice(0).forEach((w) => w());
   const logger = pino(
     { level: "debug" },
-    { write: (line: string) => (logs.push(JSON.parse(line) as Harness["logs"][number]), notify()) },
+    {
+      write: (line: string) => (
+        logs.push(JSON.parse(line) as Harness["logs"][number]),
+        notify()
+      ),
+    },
   );
   const onChange = (c: GatewayConfig) => {
     configs.push(c);
     notify();
   };
-  watchers.push(watchConfig(path, { logger, onChange, debounceMs: 20, secrets: { env: {} } }, initialText));
+  watchers.push(
+    watchConfig(
+      path,
+      { logger, onChange, debounceMs: 20, secrets: { env: {} } },
+      initialText,
+    ),
+  );
   const until = async (ok: () => boolean) => {
     while (!ok()) await new Promise<void>((r) => waiters.push(r));
   };
@@ -67,7 +88,10 @@ describe("config file watching", () => {
     writeFileSync(file, "server:\n  port: nope\n  hots: x\n");
     await h.nextLog(/config reload rejected/);
     const rejected = h.logs.find((l) => /config reload rejected/.test(l.msg));
-    expect(rejected?.problems?.map((p) => p.path)).toEqual(["server.port", "server.hots"]);
+    expect(rejected?.problems?.map((p) => p.path)).toEqual([
+      "server.port",
+      "server.hots",
+    ]);
     expect(h.configs).toHaveLength(1);
 
     writeFileSync(file, yamlWithPort(1002));
@@ -93,7 +117,10 @@ describe("config file watching", () => {
     const file = join(dir, "c.json");
     writeFileSync(file, JSON.stringify({ server: { port: 1 } }));
     const h = start(file);
-    writeFileSync(join(dir, ".c.json.tmp"), JSON.stringify({ server: { port: 2 } }));
+    writeFileSync(
+      join(dir, ".c.json.tmp"),
+      JSON.stringify({ server: { port: 2 } }),
+    );
     renameSync(join(dir, ".c.json.tmp"), file);
     expect((await h.next()).server.port).toBe(2);
   });

@@ -67,24 +67,38 @@ export function watchConfig(
       config = parseConfigText(text, file);
       checkEnv(config, file, options.secrets);
     } catch (e) {
-      const problems = isConfigError(e) ? e.problems : [{ path: "(root)", message: (e as Error).message }];
-      log.error({ problems }, `config reload rejected; the running config stays: ${(e as Error).message}`);
+      const problems = isConfigError(e)
+        ? e.problems
+        : [{ path: "(root)", message: (e as Error).message }];
+      log.error(
+        { problems },
+        `config reload rejected; the running config stays: ${(e as Error).message}`,
+      );
       return;
     }
     log.info("config file changed; applying");
     Promise.resolve()
       .then(() => options.onChange(config))
-      .catch((e: unknown) => log.error({ err: e }, "applying the reloaded config failed"));
+      .catch((e: unknown) =>
+        log.error({ err: e }, "applying the reloaded config failed"),
+      );
   };
 
   const name = basename(file);
-  const watcher: FSWatcher = watch(dirname(file), { persistent: false }, (_event, changed) => {
-    // `..data` is the Kubernetes symlink swap; other names in the directory are not ours.
-    if (changed !== null && changed !== name && !changed.startsWith("..data")) return;
-    clearTimeout(timer);
-    timer = setTimeout(reload, options.debounceMs ?? DEFAULT_DEBOUNCE_MS);
-  });
-  watcher.on("error", (e) => log.error({ err: e }, "watching the config file failed; hot reload is off"));
+  const watcher: FSWatcher = watch(
+    dirname(file),
+    { persistent: false },
+    (_event, changed) => {
+      // `..data` is the Kubernetes symlink swap; other names in the directory are not ours.
+      if (changed !== null && changed !== name && !changed.startsWith("..data"))
+        return;
+      clearTimeout(timer);
+      timer = setTimeout(reload, options.debounceMs ?? DEFAULT_DEBOUNCE_MS);
+    },
+  );
+  watcher.on("error", (e) =>
+    log.error({ err: e }, "watching the config file failed; hot reload is off"),
+  );
 
   return {
     close() {

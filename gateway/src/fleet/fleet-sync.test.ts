@@ -3,9 +3,19 @@ import { pino } from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 import type { RegistryChange } from "../registry/types.js";
-import { createClusterEvents, createFleetHealth, createStateStore, createToolSnapshots, MemoryHub } from "../state/index.js";
+import {
+  createClusterEvents,
+  createFleetHealth,
+  createStateStore,
+  createToolSnapshots,
+  MemoryHub,
+} from "../state/index.js";
 import type { ClientStatus } from "../upstream/types.js";
-import { createFleetSync, type FleetSync, type FleetUpstreams } from "./fleet-sync.js";
+import {
+  createFleetSync,
+  type FleetSync,
+  type FleetUpstreams,
+} from "./fleet-sync.js";
 
 const logger = pino({ level: "silent" });
 const ECHO: Tool = { name: "echo", inputSchema: { type: "object" } };
@@ -25,7 +35,12 @@ afterEach(async () => {
 
 /** A fleet sync on a memory store shared through `hub`, attached to a recording upstream. */
 async function pod(hub: MemoryHub, podId: string): Promise<Pod> {
-  const store = createStateStore({ logger, namespace: "t", podId, memoryHub: hub });
+  const store = createStateStore({
+    logger,
+    namespace: "t",
+    podId,
+    memoryHub: hub,
+  });
   const health = createFleetHealth({ store, podId, logger });
   const sync = createFleetSync({
     store,
@@ -84,7 +99,14 @@ describe("fleet sync", () => {
   it("serves another pod's published tools as snapshot tools, skipping invalid definitions", async () => {
     const hub = new MemoryHub();
     const [a, b] = [await pod(hub, "a"), await pod(hub, "b")];
-    a.sync.onTools("svc", [ECHO, { name: "broken", inputSchema: { type: "string" } } as unknown as Tool], "connect");
+    a.sync.onTools(
+      "svc",
+      [
+        ECHO,
+        { name: "broken", inputSchema: { type: "string" } } as unknown as Tool,
+      ],
+      "connect",
+    );
     await vi.waitFor(() => expect(b.sync.snapshotTools("svc")).toEqual([ECHO]));
     expect(b.calls).toContain("snapshot svc");
     expect(b.sync.snapshotTools("other")).toBeUndefined();
@@ -105,7 +127,9 @@ describe("fleet sync", () => {
     const hub = new MemoryHub();
     const [a, b] = [await pod(hub, "a"), await pod(hub, "b")];
     a.sync.onHealthCheck(status(), { scheduled: false, failure: "no answer" });
-    a.sync.onHealthCheck(status({ consecutiveFailures: 0 }), { scheduled: true });
+    a.sync.onHealthCheck(status({ consecutiveFailures: 0 }), {
+      scheduled: true,
+    });
     await new Promise((r) => setTimeout(r, 20));
     expect(b.calls.filter((c) => c.startsWith("check"))).toEqual([]);
     a.sync.onHealthCheck(status(), { scheduled: true, failure: "no answer" });
@@ -118,7 +142,8 @@ describe("fleet sync", () => {
     const [a, b] = [await pod(hub, "a"), await pod(hub, "b")];
     a.sync.onTools("svc", [ECHO], "connect");
     await vi.waitFor(() => expect(b.sync.snapshotTools("svc")).toEqual([ECHO]));
-    for (const l of a.registryListeners) l({ kind: "client-removed", client: "svc" });
+    for (const l of a.registryListeners)
+      l({ kind: "client-removed", client: "svc" });
     await vi.waitFor(() => expect(b.sync.snapshotTools("svc")).toBeUndefined());
   });
 });

@@ -29,7 +29,11 @@ import { channels } from "../state/keys.js";
 import type { ToolSnapshots } from "../state/tool-snapshots.js";
 import type { StateStore } from "../state/types.js";
 import { invalidToolReason } from "../upstream/discovery.js";
-import type { ClientStatus, HealthCheck, ToolsOrigin } from "../upstream/types.js";
+import type {
+  ClientStatus,
+  HealthCheck,
+  ToolsOrigin,
+} from "../upstream/types.js";
 
 /** What the sync needs of the upstream manager. */
 export interface FleetUpstreams {
@@ -37,7 +41,9 @@ export interface FleetUpstreams {
   checkNow(id: string): Promise<void>;
   refreshTools(id: string): void;
   snapshotChanged(name: string): void;
-  readonly registry: { onChange(listener: (change: RegistryChange) => void): () => void };
+  readonly registry: {
+    onChange(listener: (change: RegistryChange) => void): () => void;
+  };
 }
 
 export interface FleetSyncOptions {
@@ -53,7 +59,11 @@ export interface FleetSync {
   /** For the upstream manager's options (`snapshotTools`): a local read, validated tools only. */
   readonly snapshotTools: (clientName: string) => readonly Tool[] | undefined;
   /** For the upstream manager's options (`onTools`). */
-  readonly onTools: (clientName: string, tools: readonly Tool[], origin: ToolsOrigin) => void;
+  readonly onTools: (
+    clientName: string,
+    tools: readonly Tool[],
+    origin: ToolsOrigin,
+  ) => void;
   /** For the upstream manager's options (`onHealthCheck`). */
   readonly onHealthCheck: (status: ClientStatus, check: HealthCheck) => void;
   /** Follows the fleet's events for this manager; call once, before `start`. */
@@ -83,15 +93,25 @@ export function createFleetSync(options: FleetSyncOptions): FleetSync {
   const { store, podId, snapshots, events, health } = options;
   const logger = options.logger.child({ component: "fleet-sync" });
   /** Validated snapshot tools per client, recomputed only when the hash changes. */
-  const valid = new Map<string, { readonly hash: string; readonly tools: readonly Tool[] }>();
+  const valid = new Map<
+    string,
+    { readonly hash: string; readonly tools: readonly Tool[] }
+  >();
   const offs: (() => void)[] = [];
 
-  const announce = async (clientName: string, tools: readonly Tool[], origin: ToolsOrigin): Promise<void> => {
+  const announce = async (
+    clientName: string,
+    tools: readonly Tool[],
+    origin: ToolsOrigin,
+  ): Promise<void> => {
     try {
       await snapshots.publish(clientName, tools);
     } catch (err) {
       // The snapshot service retries it after the store is back.
-      logger.warn({ err, client: clientName }, "publishing a tool snapshot failed");
+      logger.warn(
+        { err, client: clientName },
+        "publishing a tool snapshot failed",
+      );
     }
     if (origin === "upstream") await events.publishToolsChanged(clientName);
   };
@@ -108,15 +128,40 @@ export function createFleetSync(options: FleetSyncOptions): FleetSync {
     },
     onTools(clientName, tools, origin) {
       announce(clientName, tools, origin).catch((err: unknown) =>
-        logger.warn({ err, client: clientName }, "announcing a tool-list change to the fleet failed; other pods see it at their next re-listing"),
+        logger.warn(
+          { err, client: clientName },
+          "announcing a tool-list change to the fleet failed; other pods see it at their next re-listing",
+        ),
       );
     },
     onHealthCheck(status, check) {
-      health.report(healthInput(status)).catch((err: unknown) => logger.debug({ err, client: status.name }, "reporting a health check failed"));
-      if (check.failure === undefined || !check.scheduled || status.state !== "connected") return;
+      health
+        .report(healthInput(status))
+        .catch((err: unknown) =>
+          logger.debug(
+            { err, client: status.name },
+            "reporting a health check failed",
+          ),
+        );
+      if (
+        check.failure === undefined ||
+        !check.scheduled ||
+        status.state !== "connected"
+      )
+        return;
       store
-        .publish(channels.health, { client: status.name, podId, state: status.state, error: check.failure })
-        .catch((err: unknown) => logger.debug({ err, client: status.name }, "asking the fleet to re-check a client failed"));
+        .publish(channels.health, {
+          client: status.name,
+          podId,
+          state: status.state,
+          error: check.failure,
+        })
+        .catch((err: unknown) =>
+          logger.debug(
+            { err, client: status.name },
+            "asking the fleet to re-check a client failed",
+          ),
+        );
     },
     attach(upstream) {
       offs.push(
@@ -132,15 +177,39 @@ export function createFleetSync(options: FleetSyncOptions): FleetSync {
         health.onRecheck((clientName, fromPod) => {
           const id = upstream.idOf(clientName);
           if (id === undefined) return;
-          logger.info({ client: clientName, fromPod }, "another pod saw this client fail; checking it now");
-          upstream.checkNow(id).catch((err: unknown) => logger.warn({ err, client: clientName }, "the on-demand health check failed to run"));
+          logger.info(
+            { client: clientName, fromPod },
+            "another pod saw this client fail; checking it now",
+          );
+          upstream
+            .checkNow(id)
+            .catch((err: unknown) =>
+              logger.warn(
+                { err, client: clientName },
+                "the on-demand health check failed to run",
+              ),
+            );
         }),
         upstream.registry.onChange((change) => {
           // The client left this pod's config (API delete, or a reload dropped it): its
           // report goes, and so does its snapshot, which is "deleted with the client".
           if (change.kind !== "client-removed") return;
-          health.forget(change.client).catch((err: unknown) => logger.debug({ err, client: change.client }, "forgetting a client's health failed"));
-          snapshots.remove(change.client).catch((err: unknown) => logger.debug({ err, client: change.client }, "removing a client's snapshot failed"));
+          health
+            .forget(change.client)
+            .catch((err: unknown) =>
+              logger.debug(
+                { err, client: change.client },
+                "forgetting a client's health failed",
+              ),
+            );
+          snapshots
+            .remove(change.client)
+            .catch((err: unknown) =>
+              logger.debug(
+                { err, client: change.client },
+                "removing a client's snapshot failed",
+              ),
+            );
         }),
       );
     },

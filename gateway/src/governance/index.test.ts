@@ -8,8 +8,21 @@ const base = (over: Partial<GatewayConfigInput> = {}): GatewayConfig =>
   GatewayConfig.parse({
     governance: {
       virtual_keys: [
-        { id: "vk1", name: "team_a", value: "sk-alpha", mcp_configs: [{ mcp_client_name: "everything", tools_to_execute: ["echo"] }] },
-        { name: "team_b", value: "env.TEAM_B_KEY", mcp_configs: [{ mcp_client_name: "everything", tools_to_execute: ["*"] }] },
+        {
+          id: "vk1",
+          name: "team_a",
+          value: "sk-alpha",
+          mcp_configs: [
+            { mcp_client_name: "everything", tools_to_execute: ["echo"] },
+          ],
+        },
+        {
+          name: "team_b",
+          value: "env.TEAM_B_KEY",
+          mcp_configs: [
+            { mcp_client_name: "everything", tools_to_execute: ["*"] },
+          ],
+        },
         { name: "retired", value: "sk-old", is_active: false },
       ],
     },
@@ -34,7 +47,10 @@ describe("extractVirtualKey", () => {
     [{ authorization: "Bearer c" }, "c"],
     [{ authorization: "bearer   d " }, "d"],
     [{ authorization: "Basic xyz" }, undefined],
-    [{ "x-bf-virtual-key": "a", "x-api-key": "b", authorization: "Bearer c" }, "a"],
+    [
+      { "x-bf-virtual-key": "a", "x-api-key": "b", authorization: "Bearer c" },
+      "a",
+    ],
     [{ "x-api-key": "", authorization: "Bearer c" }, "c"],
     [{}, undefined],
   ])("reads %j as %s", (headers, expected) => {
@@ -54,7 +70,9 @@ describe("VirtualKeyGovernance", () => {
   });
 
   test("resolves env. key values and maps * to all tools of the client", () => {
-    const caller = createGovernance(base(), secrets).resolveCaller({ "x-api-key": "sk-beta" });
+    const caller = createGovernance(base(), secrets).resolveCaller({
+      "x-api-key": "sk-beta",
+    });
     expect(caller.virtualKey).toEqual({ id: "team_b", name: "team_b" });
     expect(caller.allowance?.get("everything")).toBe("*");
   });
@@ -64,28 +82,53 @@ describe("VirtualKeyGovernance", () => {
   });
 
   test.each([
-    ["an unknown key", { "x-api-key": "sk-nope" }, "TG_ERR_VIRTUAL_KEY_INVALID"],
-    ["an inactive key", { "x-api-key": "sk-old" }, "TG_ERR_VIRTUAL_KEY_INVALID"],
+    [
+      "an unknown key",
+      { "x-api-key": "sk-nope" },
+      "TG_ERR_VIRTUAL_KEY_INVALID",
+    ],
+    [
+      "an inactive key",
+      { "x-api-key": "sk-old" },
+      "TG_ERR_VIRTUAL_KEY_INVALID",
+    ],
   ])("rejects %s with 401 instead of falling back", (_what, headers, code) => {
-    expect(codeOf(() => createGovernance(base(), secrets).resolveCaller(headers))).toBe(code);
+    expect(
+      codeOf(() => createGovernance(base(), secrets).resolveCaller(headers)),
+    ).toBe(code);
   });
 
   test("requires a key on every request when enforce_governance_header is true", () => {
-    const gov = createGovernance(base({ client: { enforce_governance_header: true } }), secrets);
-    expect(codeOf(() => gov.resolveCaller({}))).toBe("TG_ERR_VIRTUAL_KEY_REQUIRED");
-    expect(gov.resolveCaller({ "x-bf-virtual-key": "sk-alpha" }).virtualKey?.name).toBe("team_a");
+    const gov = createGovernance(
+      base({ client: { enforce_governance_header: true } }),
+      secrets,
+    );
+    expect(codeOf(() => gov.resolveCaller({}))).toBe(
+      "TG_ERR_VIRTUAL_KEY_REQUIRED",
+    );
+    expect(
+      gov.resolveCaller({ "x-bf-virtual-key": "sk-alpha" }).virtualKey?.name,
+    ).toBe("team_a");
   });
 
   test("ignores bearer tokens when no virtual keys exist and enforcement is off", () => {
     const gov = createGovernance(GatewayConfig.parse({}));
-    expect(gov.resolveCaller({ authorization: "Bearer sk-provider-key" })).toEqual({});
+    expect(
+      gov.resolveCaller({ authorization: "Bearer sk-provider-key" }),
+    ).toEqual({});
   });
 
   test("keeps the old key set when a reload names an unset variable", () => {
     const gov = createGovernance(base(), secrets);
-    const broken = GatewayConfig.parse({ governance: { virtual_keys: [{ name: "x", value: "env.NOT_SET_ANYWHERE" }] } });
+    const broken = GatewayConfig.parse({
+      governance: {
+        virtual_keys: [{ name: "x", value: "env.NOT_SET_ANYWHERE" }],
+      },
+    });
     expect(codeOf(() => gov.update(broken))).toBe("TG_ERR_CONFIG_ENV_MISSING");
-    expect(gov.resolveCaller({ "x-api-key": "sk-alpha" }).virtualKey?.name).toBe("team_a");
+    expect(
+      gov.resolveCaller({ "x-api-key": "sk-alpha" }).virtualKey?.name,
+    ).toBe("team_a");
   });
 
   test("merges two mcp_configs entries for the same client", () => {
@@ -103,6 +146,10 @@ describe("VirtualKeyGovernance", () => {
         ],
       },
     });
-    expect(createGovernance(cfg).resolveCaller({ "x-api-key": "sk-k" }).allowance?.get("a")).toEqual(new Set(["x", "y"]));
+    expect(
+      createGovernance(cfg)
+        .resolveCaller({ "x-api-key": "sk-k" })
+        .allowance?.get("a"),
+    ).toEqual(new Set(["x", "y"]));
   });
 });

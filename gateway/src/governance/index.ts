@@ -19,7 +19,12 @@ import { GatewayError } from "../errors.js";
 import type { ToolAllowance } from "../registry/types.js";
 import type { Caller, Governance, HeaderBag } from "./types.js";
 
-export type { Caller, Governance, HeaderBag, VirtualKeyIdentity } from "./types.js";
+export type {
+  Caller,
+  Governance,
+  HeaderBag,
+  VirtualKeyIdentity,
+} from "./types.js";
 
 interface KeyRecord {
   readonly caller: Caller;
@@ -38,7 +43,8 @@ function first(v: string | string[] | undefined): string | undefined {
 
 /** The virtual key a request carries, if any (SPEC 5.1). */
 export function extractVirtualKey(headers: HeaderBag): string | undefined {
-  const direct = first(headers["x-bf-virtual-key"]) ?? first(headers["x-api-key"]);
+  const direct =
+    first(headers["x-bf-virtual-key"]) ?? first(headers["x-api-key"]);
   if (direct !== undefined && direct.trim() !== "") return direct.trim();
   const auth = first(headers.authorization);
   if (auth === undefined) return undefined;
@@ -46,7 +52,9 @@ export function extractVirtualKey(headers: HeaderBag): string | undefined {
   return m?.[1]?.trim() || undefined;
 }
 
-export function allowanceOf(vk: Pick<VirtualKey, "mcp_configs">): ToolAllowance {
+export function allowanceOf(
+  vk: Pick<VirtualKey, "mcp_configs">,
+): ToolAllowance {
   const allowance = new Map<string, "*" | ReadonlySet<string>>();
   for (const mc of vk.mcp_configs) {
     const prev = allowance.get(mc.mcp_client_name);
@@ -54,7 +62,10 @@ export function allowanceOf(vk: Pick<VirtualKey, "mcp_configs">): ToolAllowance 
       allowance.set(mc.mcp_client_name, "*");
       continue;
     }
-    allowance.set(mc.mcp_client_name, new Set([...(prev ?? []), ...mc.tools_to_execute]));
+    allowance.set(
+      mc.mcp_client_name,
+      new Set([...(prev ?? []), ...mc.tools_to_execute]),
+    );
   }
   return allowance;
 }
@@ -63,7 +74,10 @@ export class VirtualKeyGovernance implements Governance {
   private keys = new Map<string, KeyRecord>();
   private enforce = false;
 
-  constructor(config: GatewayConfig, private readonly secrets?: SecretSource) {
+  constructor(
+    config: GatewayConfig,
+    private readonly secrets?: SecretSource,
+  ) {
     this.update(config);
   }
 
@@ -75,7 +89,10 @@ export class VirtualKeyGovernance implements Governance {
       const id = vk.id ?? vk.name;
       keys.set(digest(value), {
         active: vk.is_active,
-        caller: Object.freeze({ virtualKey: Object.freeze({ id, name: vk.name }), allowance: allowanceOf(vk) }),
+        caller: Object.freeze({
+          virtualKey: Object.freeze({ id, name: vk.name }),
+          allowance: allowanceOf(vk),
+        }),
       });
     }
     this.keys = keys;
@@ -99,12 +116,23 @@ export class VirtualKeyGovernance implements Governance {
       return NO_KEY;
     }
     const record = this.keys.get(digest(key));
-    if (!record) throw new GatewayError("TG_ERR_VIRTUAL_KEY_INVALID", "the virtual key is not known");
-    if (!record.active) throw new GatewayError("TG_ERR_VIRTUAL_KEY_INVALID", "the virtual key is inactive");
+    if (!record)
+      throw new GatewayError(
+        "TG_ERR_VIRTUAL_KEY_INVALID",
+        "the virtual key is not known",
+      );
+    if (!record.active)
+      throw new GatewayError(
+        "TG_ERR_VIRTUAL_KEY_INVALID",
+        "the virtual key is inactive",
+      );
     return record.caller;
   }
 }
 
-export function createGovernance(config: GatewayConfig, secrets?: SecretSource): VirtualKeyGovernance {
+export function createGovernance(
+  config: GatewayConfig,
+  secrets?: SecretSource,
+): VirtualKeyGovernance {
   return new VirtualKeyGovernance(config, secrets);
 }

@@ -10,7 +10,12 @@ import type { Socket } from "node:net";
 import type { Expiring } from "./deadlines.js";
 import { deadlineIn, unwatch, watch } from "./deadlines.js";
 import type { AbortTarget, Exchange } from "./exchange.js";
-import { closedEarly, ParseError, timeoutError, upstreamError } from "./failures.js";
+import {
+  closedEarly,
+  ParseError,
+  timeoutError,
+  upstreamError,
+} from "./failures.js";
 import type { ResponseHead } from "./head.js";
 import { NO_BODY } from "./head.js";
 import type { ParserEvents } from "./parser.js";
@@ -39,7 +44,9 @@ const T_BODY = 3;
 const T_IDLE = 4;
 const TIMER_NAMES = ["", "connect", "headers", "body", "idle"] as const;
 
-export class Connection implements ParserEvents, BodySource, AbortTarget, Expiring {
+export class Connection
+  implements ParserEvents, BodySource, AbortTarget, Expiring
+{
   private readonly parser: ResponseParser;
   private exchange: Exchange | undefined;
   private response: Response | undefined;
@@ -104,10 +111,21 @@ export class Connection implements ParserEvents, BodySource, AbortTarget, Expiri
   onHead(head: ResponseHead): void {
     const exchange = this.exchange as Exchange;
     this.reusable = head.keepAlive;
-    if (head.keepAliveHintMs !== undefined) this.idleMs = Math.min(this.pool.idleTimeoutMs, head.keepAliveHintMs - 1000);
-    const response = new Response(head.status, head.headers, this, this.pool.maxBodyBytes, this.pool.where);
+    if (head.keepAliveHintMs !== undefined)
+      this.idleMs = Math.min(
+        this.pool.idleTimeoutMs,
+        head.keepAliveHintMs - 1000,
+      );
+    const response = new Response(
+      head.status,
+      head.headers,
+      this,
+      this.pool.maxBodyBytes,
+      this.pool.where,
+    );
     this.response = response;
-    if (exchange.bodyTimeoutMs && head.framing !== NO_BODY) this.startTimer(T_BODY, exchange.bodyTimeoutMs);
+    if (exchange.bodyTimeoutMs && head.framing !== NO_BODY)
+      this.startTimer(T_BODY, exchange.bodyTimeoutMs);
     else this.clearTimer();
     exchange.resolve(response);
   }
@@ -144,7 +162,8 @@ export class Connection implements ParserEvents, BodySource, AbortTarget, Expiri
 
   private onConnect(): void {
     this.connected = true;
-    if (this.exchange && this.timerKind === T_CONNECT) this.startHeadersTimer(this.exchange);
+    if (this.exchange && this.timerKind === T_CONNECT)
+      this.startHeadersTimer(this.exchange);
   }
 
   private onData(chunk: Buffer): void {
@@ -173,12 +192,15 @@ export class Connection implements ParserEvents, BodySource, AbortTarget, Expiri
 
   private onError(error: Error): void {
     if (this.exchange === undefined || this.completed) return; // 'close' follows
-    const what = this.connected ? `the connection to ${this.pool.where} failed` : `could not connect to ${this.pool.where}`;
+    const what = this.connected
+      ? `the connection to ${this.pool.where} failed`
+      : `could not connect to ${this.pool.where}`;
     this.fail(upstreamError(`${what}: ${error.message}`, error));
   }
 
   private onClose(): void {
-    if (this.exchange && !this.completed) this.fail(closedEarly(this.pool.where));
+    if (this.exchange && !this.completed)
+      this.fail(closedEarly(this.pool.where));
     this.exchange = undefined;
     this.response = undefined;
     this.clearTimer();
@@ -197,7 +219,10 @@ export class Connection implements ParserEvents, BodySource, AbortTarget, Expiri
     this.deadline = 0;
     this.timerKind = T_NONE;
     if (kind === T_IDLE) this.socket.destroy();
-    else this.fail(timeoutError(this.pool.where, TIMER_NAMES[kind] ?? "", this.timerMs));
+    else
+      this.fail(
+        timeoutError(this.pool.where, TIMER_NAMES[kind] ?? "", this.timerMs),
+      );
   }
 
   // helpers
@@ -212,7 +237,10 @@ export class Connection implements ParserEvents, BodySource, AbortTarget, Expiri
   }
 
   private failParse(error: unknown): void {
-    const message = error instanceof ParseError ? `${error.message} from ${this.pool.where}` : `unreadable response from ${this.pool.where}`;
+    const message =
+      error instanceof ParseError
+        ? `${error.message} from ${this.pool.where}`
+        : `unreadable response from ${this.pool.where}`;
     this.fail(upstreamError(message, error));
   }
 
@@ -230,7 +258,8 @@ export class Connection implements ParserEvents, BodySource, AbortTarget, Expiri
   }
 
   private startHeadersTimer(exchange: Exchange): void {
-    if (exchange.headersTimeoutMs) this.startTimer(T_HEADERS, exchange.headersTimeoutMs);
+    if (exchange.headersTimeoutMs)
+      this.startTimer(T_HEADERS, exchange.headersTimeoutMs);
     else this.clearTimer();
   }
 

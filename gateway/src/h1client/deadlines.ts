@@ -19,7 +19,8 @@ let ticker: NodeJS.Timeout | undefined;
 
 function tick(): void {
   const now = performance.now();
-  for (const item of watched) if (item.deadline !== 0 && item.deadline <= now) item.expire();
+  for (const item of watched)
+    if (item.deadline !== 0 && item.deadline <= now) item.expire();
 }
 
 export function watch(item: Expiring): void {

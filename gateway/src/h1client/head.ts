@@ -9,7 +9,8 @@ export const NO_BODY = 0;
 export const LENGTH = 1;
 export const CHUNKED = 2;
 export const UNTIL_CLOSE = 3;
-export type Framing = typeof NO_BODY | typeof LENGTH | typeof CHUNKED | typeof UNTIL_CLOSE;
+export type Framing =
+  typeof NO_BODY | typeof LENGTH | typeof CHUNKED | typeof UNTIL_CLOSE;
 
 export interface ResponseHead {
   readonly status: number;
@@ -37,15 +38,20 @@ export function parseHead(text: string, isHeadRequest: boolean): ResponseHead {
   const status = Number(match[2]);
   const headers = parseFields(text, eol + 2);
   const { framing, length, faulty } = framingOf(status, headers, isHeadRequest);
-  const keepAlive = !faulty && framing !== UNTIL_CLOSE && persistent(http10, headers);
-  const hint = headers["keep-alive"] === undefined ? undefined : KEEP_ALIVE_TIMEOUT.exec(headers["keep-alive"]);
+  const keepAlive =
+    !faulty && framing !== UNTIL_CLOSE && persistent(http10, headers);
+  const hint =
+    headers["keep-alive"] === undefined
+      ? undefined
+      : KEEP_ALIVE_TIMEOUT.exec(headers["keep-alive"]);
   const keepAliveHintMs = hint ? Number(hint[1]) * 1000 : undefined;
   return { status, headers, framing, length, keepAlive, keepAliveHintMs };
 }
 
 /** RFC 9110 tchar: the characters of a header name. */
 const TCHAR = new Uint8Array(128);
-for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") TCHAR[c.charCodeAt(0)] = 1;
+for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+  TCHAR[c.charCodeAt(0)] = 1;
 
 /** True when `line` opens with a non-empty token followed by the colon at `colon`. */
 function isFieldName(line: string, colon: number): boolean {
@@ -67,7 +73,10 @@ function parseFields(text: string, from: number): Record<string, string> {
     const line = text.slice(start, end);
     start = end + 2;
     const colon = line.indexOf(":");
-    if (!isFieldName(line, colon)) throw new ParseError(`malformed response header line ${JSON.stringify(line.slice(0, 80))}`);
+    if (!isFieldName(line, colon))
+      throw new ParseError(
+        `malformed response header line ${JSON.stringify(line.slice(0, 80))}`,
+      );
     const key = line.slice(0, colon).toLowerCase();
     if (key === "__proto__") continue;
     const value = line.slice(colon + 1).trim();
@@ -81,7 +90,10 @@ function parseFields(text: string, from: number): Record<string, string> {
 function persistent(http10: boolean, headers: Record<string, string>): boolean {
   const connection = headers.connection?.toLowerCase();
   if (!http10) return !hasToken(connection, "close");
-  return headers["transfer-encoding"] === undefined && hasToken(connection, "keep-alive");
+  return (
+    headers["transfer-encoding"] === undefined &&
+    hasToken(connection, "keep-alive")
+  );
 }
 
 function hasToken(list: string | undefined, token: string): boolean {
@@ -97,15 +109,28 @@ interface BodyFraming {
   readonly faulty: boolean;
 }
 
-function framingOf(status: number, headers: Record<string, string>, isHeadRequest: boolean): BodyFraming {
-  if (isHeadRequest || status === 204 || status === 304 || status < 200) return { framing: NO_BODY, length: 0, faulty: false };
+function framingOf(
+  status: number,
+  headers: Record<string, string>,
+  isHeadRequest: boolean,
+): BodyFraming {
+  if (isHeadRequest || status === 204 || status === 304 || status < 200)
+    return { framing: NO_BODY, length: 0, faulty: false };
   const te = headers["transfer-encoding"];
   const cl = headers["content-length"];
   if (te !== undefined) {
-    const last = te.slice(te.lastIndexOf(",") + 1).trim().toLowerCase();
-    return { framing: last === "chunked" ? CHUNKED : UNTIL_CLOSE, length: 0, faulty: cl !== undefined };
+    const last = te
+      .slice(te.lastIndexOf(",") + 1)
+      .trim()
+      .toLowerCase();
+    return {
+      framing: last === "chunked" ? CHUNKED : UNTIL_CLOSE,
+      length: 0,
+      faulty: cl !== undefined,
+    };
   }
-  if (cl !== undefined) return { framing: LENGTH, length: contentLength(cl), faulty: false };
+  if (cl !== undefined)
+    return { framing: LENGTH, length: contentLength(cl), faulty: false };
   return { framing: UNTIL_CLOSE, length: 0, faulty: false };
 }
 
@@ -115,7 +140,9 @@ function contentLength(value: string): number {
   const parts = value.split(",").map((p) => p.trim());
   const first = parts[0] as string;
   if (!DIGITS.test(first) || parts.some((p) => p !== first)) {
-    throw new ParseError(`invalid Content-Length ${JSON.stringify(value.slice(0, 80))} in the response`);
+    throw new ParseError(
+      `invalid Content-Length ${JSON.stringify(value.slice(0, 80))} in the response`,
+    );
   }
   return Number(first);
 }

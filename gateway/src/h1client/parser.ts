@@ -100,7 +100,10 @@ export class ResponseParser {
     }
     const end = buf.indexOf(HEAD_END, from);
     if (end === -1 || end > this.maxHeaderBytes) {
-      if (buf.length > this.maxHeaderBytes) throw new ParseError(`a response head larger than the ${this.maxHeaderBytes}-byte limit came`);
+      if (buf.length > this.maxHeaderBytes)
+        throw new ParseError(
+          `a response head larger than the ${this.maxHeaderBytes}-byte limit came`,
+        );
       this.partial = buf;
       return data.length;
     }
@@ -112,11 +115,17 @@ export class ResponseParser {
 
   private onHead(head: ResponseHead): void {
     if (head.status < 200) {
-      if (head.status === 101) throw new ParseError("a 101 Switching Protocols answer (upgrades are not supported) came");
+      if (head.status === 101)
+        throw new ParseError(
+          "a 101 Switching Protocols answer (upgrades are not supported) came",
+        );
       return; // interim response (100 Continue, 103 Early Hints): the final one follows
     }
     this.events.onHead(head);
-    if (head.framing === NO_BODY || (head.framing === LENGTH && head.length === 0)) {
+    if (
+      head.framing === NO_BODY ||
+      (head.framing === LENGTH && head.length === 0)
+    ) {
       this.complete();
     } else if (head.framing === LENGTH) {
       this.remaining = head.length;
@@ -131,7 +140,9 @@ export class ResponseParser {
   private readLength(data: Buffer, pos: number): number {
     const end = Math.min(data.length, pos + this.remaining);
     this.remaining -= end - pos;
-    this.events.onBody(pos === 0 && end === data.length ? data : data.subarray(pos, end));
+    this.events.onBody(
+      pos === 0 && end === data.length ? data : data.subarray(pos, end),
+    );
     if (this.remaining === 0) this.complete();
     return end;
   }
@@ -149,7 +160,10 @@ export class ResponseParser {
     const lf = data.indexOf(LF, pos);
     const end = lf === -1 ? data.length : lf;
     this.line += data.toString("latin1", pos, end);
-    if (this.line.length > this.maxHeaderBytes) throw new ParseError(`a chunked-encoding line longer than the ${this.maxHeaderBytes}-byte limit came`);
+    if (this.line.length > this.maxHeaderBytes)
+      throw new ParseError(
+        `a chunked-encoding line longer than the ${this.maxHeaderBytes}-byte limit came`,
+      );
     if (lf === -1) return data.length;
     const line = this.line.endsWith("\r") ? this.line.slice(0, -1) : this.line;
     this.line = "";
@@ -161,7 +175,10 @@ export class ResponseParser {
     if (this.state === CHUNK_SIZE) {
       const semi = line.indexOf(";");
       const size = (semi === -1 ? line : line.slice(0, semi)).trim();
-      if (!HEX.test(size)) throw new ParseError(`malformed chunk size ${JSON.stringify(line.slice(0, 40))}`);
+      if (!HEX.test(size))
+        throw new ParseError(
+          `malformed chunk size ${JSON.stringify(line.slice(0, 40))}`,
+        );
       this.remaining = parseInt(size, 16);
       this.state = this.remaining === 0 ? TRAILERS : CHUNK_DATA;
       this.trailerBytes = 0;
@@ -172,7 +189,10 @@ export class ResponseParser {
       this.complete(); // end of the trailers, which are dropped
     } else {
       this.trailerBytes += line.length + 2;
-      if (this.trailerBytes > this.maxHeaderBytes) throw new ParseError(`trailers larger than the ${this.maxHeaderBytes}-byte limit came`);
+      if (this.trailerBytes > this.maxHeaderBytes)
+        throw new ParseError(
+          `trailers larger than the ${this.maxHeaderBytes}-byte limit came`,
+        );
     }
   }
 

@@ -15,9 +15,19 @@ import type { AbortTarget } from "./exchange.js";
 import { Exchange } from "./exchange.js";
 import { abortReason, rejected, shuttingDown } from "./failures.js";
 import { serializeRequest } from "./request.js";
-import type { H1PoolOptions, H1PoolStats, H1Request, H1Response } from "./types.js";
+import type {
+  H1PoolOptions,
+  H1PoolStats,
+  H1Request,
+  H1Response,
+} from "./types.js";
 
-type Limits = Required<Pick<H1PoolOptions, "idleTimeoutMs" | "connectTimeoutMs" | "maxHeaderBytes" | "maxBodyBytes">>;
+type Limits = Required<
+  Pick<
+    H1PoolOptions,
+    "idleTimeoutMs" | "connectTimeoutMs" | "maxHeaderBytes" | "maxBodyBytes"
+  >
+>;
 
 const DEFAULTS: Limits = {
   idleTimeoutMs: 4000,
@@ -28,7 +38,9 @@ const DEFAULTS: Limits = {
 
 /** The options the caller set (an explicit `undefined` keeps the default). */
 function definedOnly(options: H1PoolOptions): Partial<Limits> {
-  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+  return Object.fromEntries(
+    Object.entries(options).filter(([, v]) => v !== undefined),
+  );
 }
 
 /** The pool's workings; `H1Pool` is its public face. */
@@ -54,13 +66,21 @@ export class PoolCore implements ConnectionPool, AbortTarget {
   constructor(origin: string | URL, options: H1PoolOptions) {
     const url = typeof origin === "string" ? new URL(origin) : origin;
     if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw new GatewayError("TG_ERR_VALIDATION", `the origin ${url.href} is not http: or https:; only those are supported`);
+      throw new GatewayError(
+        "TG_ERR_VALIDATION",
+        `the origin ${url.href} is not http: or https:; only those are supported`,
+      );
     }
     if (!Number.isInteger(options.maxSockets) || options.maxSockets < 1) {
-      throw new GatewayError("TG_ERR_VALIDATION", `maxSockets must be a positive integer, got ${options.maxSockets}`);
+      throw new GatewayError(
+        "TG_ERR_VALIDATION",
+        `maxSockets must be a positive integer, got ${options.maxSockets}`,
+      );
     }
     this.secure = url.protocol === "https:";
-    this.hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+    this.hostname = url.hostname.startsWith("[")
+      ? url.hostname.slice(1, -1)
+      : url.hostname;
     this.port = url.port === "" ? (this.secure ? 443 : 80) : Number(url.port);
     this.authority = url.host;
     this.where = `${url.hostname}:${this.port}`;
@@ -75,7 +95,10 @@ export class PoolCore implements ConnectionPool, AbortTarget {
 
   /** Sends the request; resolves at the response head. */
   request(req: H1Request): Promise<H1Response> {
-    if (this.closing) return Promise.reject(shuttingDown(this.where, "is closed; no new requests are accepted"));
+    if (this.closing)
+      return Promise.reject(
+        shuttingDown(this.where, "is closed; no new requests are accepted"),
+      );
     const { signal } = req;
     if (signal?.aborted) return rejected(abortReason(signal));
     let data: string | Buffer;
@@ -84,7 +107,14 @@ export class PoolCore implements ConnectionPool, AbortTarget {
     } catch (error) {
       return rejected(error);
     }
-    const exchange = new Exchange(data, req.method === "HEAD", signal, req.headersTimeoutMs, req.bodyTimeoutMs, this);
+    const exchange = new Exchange(
+      data,
+      req.method === "HEAD",
+      signal,
+      req.headersTimeoutMs,
+      req.bodyTimeoutMs,
+      this,
+    );
     const conn = this.idle.pop();
     if (conn) conn.run(exchange);
     else if (this.conns.size < this.maxSockets) this.open().run(exchange);
@@ -93,7 +123,11 @@ export class PoolCore implements ConnectionPool, AbortTarget {
   }
 
   get stats(): H1PoolStats {
-    return { sockets: this.conns.size, idle: this.idle.length, queued: this.queue.length };
+    return {
+      sockets: this.conns.size,
+      idle: this.idle.length,
+      queued: this.queue.length,
+    };
   }
 
   /** Accepts no new requests, lets the ones in flight (and queued) finish, closes every socket. */
@@ -131,9 +165,13 @@ export class PoolCore implements ConnectionPool, AbortTarget {
     this.conns.delete(conn);
     const at = this.idle.indexOf(conn);
     if (at !== -1) this.idle.splice(at, 1);
-    const next = this.queue.length > 0 && this.conns.size < this.maxSockets ? this.queue.shift() : undefined;
+    const next =
+      this.queue.length > 0 && this.conns.size < this.maxSockets
+        ? this.queue.shift()
+        : undefined;
     if (next) this.open().run(next);
-    else if (this.closing && this.conns.size === 0) for (const resolve of this.closeWaiters.splice(0)) resolve();
+    else if (this.closing && this.conns.size === 0)
+      for (const resolve of this.closeWaiters.splice(0)) resolve();
   }
 
   // AbortTarget: an exchange still in the queue

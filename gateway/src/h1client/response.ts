@@ -38,7 +38,10 @@ class BodyReadable extends Readable {
     this.response.wantMore();
   }
 
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+  override _destroy(
+    error: Error | null,
+    callback: (error?: Error | null) => void,
+  ): void {
     this.response.streamDestroyed();
     callback(error);
   }
@@ -116,7 +119,8 @@ export class Response implements H1Response {
       return;
     }
     this.chunks.push(chunk);
-    if (this.mode === UNCLAIMED && this.size > PENDING_LIMIT) this.pauseSource();
+    if (this.mode === UNCLAIMED && this.size > PENDING_LIMIT)
+      this.pauseSource();
   }
 
   /** The body is complete. */
@@ -150,13 +154,18 @@ export class Response implements H1Response {
   }
 
   private result(): string | Buffer {
-    const body = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.size);
+    const body =
+      this.chunks.length === 1
+        ? (this.chunks[0] as Buffer)
+        : Buffer.concat(this.chunks, this.size);
     this.chunks = [];
     return this.asText ? body.toString("utf8") : body;
   }
 
   private overflow(): Error {
-    const error = upstreamError(`the response body from ${this.where} is larger than the ${this.maxBodyBytes}-byte limit`);
+    const error = upstreamError(
+      `the response body from ${this.where} is larger than the ${this.maxBodyBytes}-byte limit`,
+    );
     if (!this.done) this.source.cancel();
     this.fail(error);
     return error;
@@ -164,7 +173,9 @@ export class Response implements H1Response {
 
   private claim(mode: number): void {
     if (this.mode !== UNCLAIMED) {
-      throw new TypeError("the response body was already taken: call only one of text(), buffer(), stream() and dump()");
+      throw new TypeError(
+        "the response body was already taken: call only one of text(), buffer(), stream() and dump()",
+      );
     }
     this.mode = mode;
   }

@@ -12,9 +12,17 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
+import type {
+  FastifyReply,
+  FastifyRequest,
+  preHandlerAsyncHookHandler,
+} from "fastify";
 
-import { processSecretSource, resolveSecret, type SecretSource } from "../config/env.js";
+import {
+  processSecretSource,
+  resolveSecret,
+  type SecretSource,
+} from "../config/env.js";
 import type { GatewayConfig } from "../config/schema.js";
 import { GatewayError } from "../errors.js";
 
@@ -35,13 +43,18 @@ export function isLoopback(address: string | undefined): boolean {
 }
 
 /** `user:password` of an `Authorization: Basic` header, or undefined when absent or malformed. */
-export function parseBasic(header: string | undefined): { username: string; password: string } | undefined {
+export function parseBasic(
+  header: string | undefined,
+): { username: string; password: string } | undefined {
   const m = header ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
   if (!m?.[1]) return undefined;
   const decoded = Buffer.from(m[1], "base64").toString("utf8");
   const colon = decoded.indexOf(":");
   if (colon < 0) return undefined;
-  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+  return {
+    username: decoded.slice(0, colon),
+    password: decoded.slice(colon + 1),
+  };
 }
 
 export interface AdminAuthOptions {
@@ -68,7 +81,10 @@ function requireBasic(
   const userOk = safeEqual(given?.username ?? "", auth.username);
   const passOk = safeEqual(given?.password ?? "", password);
   if (given && userOk && passOk) return;
-  void reply.header("www-authenticate", `Basic realm="${BASIC_REALM}", charset="UTF-8"`);
+  void reply.header(
+    "www-authenticate",
+    `Basic realm="${BASIC_REALM}", charset="UTF-8"`,
+  );
   throw new GatewayError(
     "TG_ERR_UNAUTHORIZED",
     given ? "wrong username or password" : "HTTP Basic authentication required",
@@ -85,9 +101,18 @@ export function adminAuth(
 ): preHandlerAsyncHookHandler {
   const current = typeof config === "function" ? config : () => config;
   // eslint-disable-next-line @typescript-eslint/require-await -- fastify needs an async hook (or a callback) to reject with an error
-  return async function adminAuthHook(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  return async function adminAuthHook(
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> {
     const auth = current().server.auth;
-    if (auth) requireBasic(request, reply, auth, options.secrets ?? processSecretSource());
+    if (auth)
+      requireBasic(
+        request,
+        reply,
+        auth,
+        options.secrets ?? processSecretSource(),
+      );
     else requireLoopback(request);
   };
 }

@@ -13,7 +13,12 @@ import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 
 import { formatPath } from "../config/redact.js";
-import { type ErrorCode, ERRORS, GatewayError, isGatewayError } from "../errors.js";
+import {
+  type ErrorCode,
+  ERRORS,
+  GatewayError,
+  isGatewayError,
+} from "../errors.js";
 
 export interface ErrorBody {
   error: { code: string; message: string; details?: unknown };
@@ -25,21 +30,37 @@ export interface FieldProblem {
 }
 
 function body(code: string, message: string, details?: unknown): ErrorBody {
-  return { error: details === undefined ? { code, message } : { code, message, details } };
+  return {
+    error:
+      details === undefined ? { code, message } : { code, message, details },
+  };
 }
 
 /** `body.name`, `query.limit[0]`; the prefix says which part of the request was wrong. */
-function joinPath(prefix: string | undefined, path: readonly (string | number)[]): string {
+function joinPath(
+  prefix: string | undefined,
+  path: readonly (string | number)[],
+): string {
   const rest = formatPath(path);
   if (!prefix) return rest;
-  return path.length === 0 ? prefix : `${prefix}${rest.startsWith("[") ? "" : "."}${rest}`;
+  return path.length === 0
+    ? prefix
+    : `${prefix}${rest.startsWith("[") ? "" : "."}${rest}`;
 }
 
-export function zodProblems(error: z.ZodError, prefix?: string): FieldProblem[] {
+export function zodProblems(
+  error: z.ZodError,
+  prefix?: string,
+): FieldProblem[] {
   return error.issues.flatMap((i) => {
-    const path = i.path.filter((p): p is string | number => typeof p !== "symbol");
+    const path = i.path.filter(
+      (p): p is string | number => typeof p !== "symbol",
+    );
     if (i.code === "unrecognized_keys")
-      return i.keys.map((k) => ({ path: joinPath(prefix, [...path, k]), message: "unknown field" }));
+      return i.keys.map((k) => ({
+        path: joinPath(prefix, [...path, k]),
+        message: "unknown field",
+      }));
     return [{ path: joinPath(prefix, path), message: i.message }];
   });
 }
@@ -58,13 +79,24 @@ function fastifyProblems(error: FastifyError): FieldProblem[] {
     const segments = v.instancePath
       .split("/")
       .filter((s) => s !== "")
-      .map((s) => (/^\d+$/.test(s) ? Number(s) : s.replaceAll("~1", "/").replaceAll("~0", "~")));
+      .map((s) =>
+        /^\d+$/.test(s)
+          ? Number(s)
+          : s.replaceAll("~1", "/").replaceAll("~0", "~"),
+      );
     const missing = (v.params as { missingProperty?: unknown }).missingProperty;
     if (typeof missing === "string") segments.push(missing);
-    const extra = (v.params as { additionalProperty?: unknown }).additionalProperty;
+    const extra = (v.params as { additionalProperty?: unknown })
+      .additionalProperty;
     if (typeof extra === "string")
-      return { path: joinPath(prefix, [...segments, extra]), message: "unknown field" };
-    return { path: joinPath(prefix, segments), message: v.message ?? "is invalid" };
+      return {
+        path: joinPath(prefix, [...segments, extra]),
+        message: "unknown field",
+      };
+    return {
+      path: joinPath(prefix, segments),
+      message: v.message ?? "is invalid",
+    };
   });
 }
 
@@ -98,11 +130,16 @@ function isZodError(e: unknown): e is z.ZodError {
   // `instanceof` fails across duplicated zod copies; the name and issues array are what matter.
   return (
     e instanceof z.ZodError ||
-    (e instanceof Error && e.name === "ZodError" && Array.isArray((e as z.ZodError).issues))
+    (e instanceof Error &&
+      e.name === "ZodError" &&
+      Array.isArray((e as z.ZodError).issues))
   );
 }
 
-function clientError(e: FastifyError, bodyLimit: number | undefined): ErrorReply | undefined {
+function clientError(
+  e: FastifyError,
+  bodyLimit: number | undefined,
+): ErrorReply | undefined {
   const mapped = FASTIFY_CODES[e.code];
   if (mapped === "TG_ERR_BODY_TOO_LARGE") {
     const message =
@@ -111,30 +148,46 @@ function clientError(e: FastifyError, bodyLimit: number | undefined): ErrorReply
         : `the request body is larger than the limit of ${bodyLimit} bytes`;
     return {
       status: 413,
-      body: body(mapped, message, bodyLimit === undefined ? undefined : { limit_bytes: bodyLimit }),
+      body: body(
+        mapped,
+        message,
+        bodyLimit === undefined ? undefined : { limit_bytes: bodyLimit },
+      ),
     };
   }
-  if (mapped) return { status: ERRORS[mapped].status, body: body(mapped, ERRORS[mapped].message) };
+  if (mapped)
+    return {
+      status: ERRORS[mapped].status,
+      body: body(mapped, ERRORS[mapped].message),
+    };
   const status = e.statusCode;
   if (status === undefined || status < 400 || status >= 500) return undefined;
   // A 4xx raised by fastify or a plugin describes the request, not our internals.
-  return { status, body: body(BY_STATUS[status] ?? "TG_ERR_VALIDATION", e.message) };
+  return {
+    status,
+    body: body(BY_STATUS[status] ?? "TG_ERR_VALIDATION", e.message),
+  };
 }
 
 /** The reply for any error; `undefined` status-less errors become 500s. */
 export function errorReply(e: unknown, bodyLimit?: number): ErrorReply {
-  if (isGatewayError(e)) return { status: e.status, body: { error: e.toJSON() } };
+  if (isGatewayError(e))
+    return { status: e.status, body: { error: e.toJSON() } };
   if (isZodError(e)) {
     return {
       status: 400,
-      body: body("TG_ERR_VALIDATION", ERRORS.TG_ERR_VALIDATION.message, { problems: zodProblems(e) }),
+      body: body("TG_ERR_VALIDATION", ERRORS.TG_ERR_VALIDATION.message, {
+        problems: zodProblems(e),
+      }),
     };
   }
   const fe = e as FastifyError;
   if (Array.isArray(fe.validation)) {
     return {
       status: 400,
-      body: body("TG_ERR_VALIDATION", ERRORS.TG_ERR_VALIDATION.message, { problems: fastifyProblems(fe) }),
+      body: body("TG_ERR_VALIDATION", ERRORS.TG_ERR_VALIDATION.message, {
+        problems: fastifyProblems(fe),
+      }),
     };
   }
   return (
@@ -154,21 +207,36 @@ export function errorHandler(
   request: FastifyRequest,
   reply: FastifyReply,
 ): FastifyReply {
-  const { status, body: payload } = errorReply(error, request.routeOptions.bodyLimit);
+  const { status, body: payload } = errorReply(
+    error,
+    request.routeOptions.bodyLimit,
+  );
   if (status >= 500) {
     // The request logger carries reqId, so the 500 in the client's hands can be found here.
     request.log.error({ err: error }, `request failed: ${payload.error.code}`);
   } else {
-    request.log.info({ code: payload.error.code, status }, payload.error.message);
+    request.log.info(
+      { code: payload.error.code, status },
+      payload.error.message,
+    );
   }
-  return reply.status(status).type("application/json; charset=utf-8").send(payload);
+  return reply
+    .status(status)
+    .type("application/json; charset=utf-8")
+    .send(payload);
 }
 
 /** The not-found handler: unknown routes get the same envelope. */
-export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function notFoundHandler(
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
   const error = new GatewayError(
     "TG_ERR_NOT_FOUND",
     `no route for ${request.method} ${request.url.split("?")[0] ?? "/"}`,
   );
-  return reply.status(404).type("application/json; charset=utf-8").send({ error: error.toJSON() });
+  return reply
+    .status(404)
+    .type("application/json; charset=utf-8")
+    .send({ error: error.toJSON() });
 }

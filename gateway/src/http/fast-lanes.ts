@@ -12,7 +12,11 @@
  * `incoming request` / `request completed` log lines at info. The same route stays
  * registered in fastify too, so `app.inject()` and the lane reach the same handler logic.
  */
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import type {
+  IncomingHttpHeaders,
+  IncomingMessage,
+  ServerResponse,
+} from "node:http";
 import { performance } from "node:perf_hooks";
 
 import type { Logger } from "pino";
@@ -38,10 +42,18 @@ export interface LaneContext {
   /** Body bytes read, for the request-size metric when there is no Content-Length. */
   requestBytes: number;
   /** Writes the whole answer in one go (JSON), with the headers every route carries. */
-  send(status: number, body: string, headers?: Readonly<Record<string, string>>): void;
+  send(
+    status: number,
+    body: string,
+    headers?: Readonly<Record<string, string>>,
+  ): void;
 }
 
-export type LaneHandler = (req: IncomingMessage, res: ServerResponse, ctx: LaneContext) => void;
+export type LaneHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: LaneContext,
+) => void;
 
 /** nginx's "client closed request", as the fastify path records it. */
 const CLIENT_CLOSED = 499;
@@ -82,7 +94,11 @@ class Lane implements LaneContext {
     return (this.#log ??= this.lanes.logger.child({ reqId: this.requestId }));
   }
 
-  send(status: number, body: string, headers?: Readonly<Record<string, string>>): void {
+  send(
+    status: number,
+    body: string,
+    headers?: Readonly<Record<string, string>>,
+  ): void {
     const res = this.res;
     if (res.headersSent || res.destroyed) return;
     const length = Buffer.byteLength(body);
@@ -105,21 +121,34 @@ class Lane implements LaneContext {
     const seconds = (performance.now() - this.#started) / 1000;
     const observer = this.lanes.observer;
     if (observer) {
-      const requestBytes = declaredLength(this.req.headers) ?? this.requestBytes;
+      const requestBytes =
+        declaredLength(this.req.headers) ?? this.requestBytes;
       try {
-        observer(this.route, this.req.method ?? "", status, this.req.headers, seconds, requestBytes, responseBytes);
+        observer(
+          this.route,
+          this.req.method ?? "",
+          status,
+          this.req.headers,
+          seconds,
+          requestBytes,
+          responseBytes,
+        );
       } catch (err) {
         this.lanes.logger.error({ err }, "recording request metrics failed");
       }
     }
     if (this.lanes.logger.isLevelEnabled("info")) {
-      this.log().info({ res: { statusCode: status }, responseTime: seconds * 1000 }, "request completed");
+      this.log().info(
+        { res: { statusCode: status }, responseTime: seconds * 1000 },
+        "request completed",
+      );
     }
   }
 
   /** The client went away first: counted as 499, as fastify's onRequestAbort does. */
   aborted(): void {
-    if (!this.res.writableFinished && !this.res.headersSent) this.record(CLIENT_CLOSED, undefined);
+    if (!this.res.writableFinished && !this.res.headersSent)
+      this.record(CLIENT_CLOSED, undefined);
   }
 }
 
@@ -132,7 +161,9 @@ export class FastLanes {
 
   constructor(
     readonly logger: Logger,
-    private readonly requestId: (header: string | string[] | undefined) => string,
+    private readonly requestId: (
+      header: string | string[] | undefined,
+    ) => string,
   ) {}
 
   /** Routes `method path` (exact path, any query string) to `handler`. */
@@ -141,10 +172,15 @@ export class FastLanes {
   }
 
   /** The server's `request` listener: a lane when one matches, else `fallback` (fastify). */
-  listener(fallback: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
+  listener(
+    fallback: (req: IncomingMessage, res: ServerResponse) => void,
+  ): (req: IncomingMessage, res: ServerResponse) => void {
     return (req, res) => {
       const route = pathOf(req.url);
-      const handler = this.#lanes.size === 0 ? undefined : this.#lanes.get(`${req.method ?? ""} ${route}`);
+      const handler =
+        this.#lanes.size === 0
+          ? undefined
+          : this.#lanes.get(`${req.method ?? ""} ${route}`);
       if (!handler) {
         fallback(req, res);
         return;
@@ -153,22 +189,57 @@ export class FastLanes {
     };
   }
 
-  #run(handler: LaneHandler, route: string, req: IncomingMessage, res: ServerResponse): void {
-    const lane = new Lane(this, route, req, res, this.requestId(req.headers["x-request-id"]));
+  #run(
+    handler: LaneHandler,
+    route: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): void {
+    const lane = new Lane(
+      this,
+      route,
+      req,
+      res,
+      this.requestId(req.headers["x-request-id"]),
+    );
     res.once("close", () => lane.aborted());
     if (this.logger.isLevelEnabled("info")) {
       const socket = req.socket;
-      lane.log().info({ req: { method: req.method, url: req.url, host: req.headers.host, remoteAddress: socket.remoteAddress, remotePort: socket.remotePort } }, "incoming request");
+      lane.log().info(
+        {
+          req: {
+            method: req.method,
+            url: req.url,
+            host: req.headers.host,
+            remoteAddress: socket.remoteAddress,
+            remotePort: socket.remotePort,
+          },
+        },
+        "incoming request",
+      );
     }
     if (this.closing) {
-      lane.send(503, JSON.stringify({ error: { code: "TG_ERR_SHUTTING_DOWN", message: "the gateway is shutting down" } }));
+      lane.send(
+        503,
+        JSON.stringify({
+          error: {
+            code: "TG_ERR_SHUTTING_DOWN",
+            message: "the gateway is shutting down",
+          },
+        }),
+      );
       return;
     }
     try {
       handler(req, res, lane);
     } catch (err) {
       lane.log().error({ err }, "request failed");
-      lane.send(500, JSON.stringify({ error: { code: "TG_ERR_INTERNAL", message: "internal error" } }));
+      lane.send(
+        500,
+        JSON.stringify({
+          error: { code: "TG_ERR_INTERNAL", message: "internal error" },
+        }),
+      );
     }
   }
 }

@@ -11,11 +11,17 @@ export interface GracefulCloseResult {
   readonly cut: boolean;
 }
 
-export async function gracefulClose(app: FastifyInstance, graceMs: number): Promise<GracefulCloseResult> {
+export async function gracefulClose(
+  app: FastifyInstance,
+  graceMs: number,
+): Promise<GracefulCloseResult> {
   let cut = false;
   const timer = setTimeout(() => {
     cut = true;
-    app.log.warn({ grace_ms: graceMs }, "grace period over; closing the remaining connections");
+    app.log.warn(
+      { grace_ms: graceMs },
+      "grace period over; closing the remaining connections",
+    );
     app.server.closeAllConnections();
   }, graceMs);
   try {

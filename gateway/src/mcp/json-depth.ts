@@ -25,7 +25,10 @@ function skipString(text: string, start: number): number {
 }
 
 /** True when the text nests objects/arrays deeper than `limit`. Malformed text is left to JSON.parse. */
-export function exceedsDepth(text: string, limit: number = MAX_JSON_DEPTH): boolean {
+export function exceedsDepth(
+  text: string,
+  limit: number = MAX_JSON_DEPTH,
+): boolean {
   let depth = 0;
   let i = 0;
   while (i < text.length) {

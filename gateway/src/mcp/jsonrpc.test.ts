@@ -6,26 +6,96 @@ import { RpcCode } from "./wire-errors.js";
 
 describe("readMessage", () => {
   test.each([
-    ["a request", '{"jsonrpc":"2.0","id":1,"method":"tools/list"}', { kind: "request", id: 1, method: "tools/list", params: {} }],
-    ["a string id", '{"jsonrpc":"2.0","id":"a","method":"ping","params":{}}', { kind: "request", id: "a", method: "ping", params: {} }],
-    ["a notification", '{"jsonrpc":"2.0","method":"notifications/initialized"}', { kind: "notification", method: "notifications/initialized", params: {} }],
-    ["a client response", '{"jsonrpc":"2.0","id":3,"result":{}}', { kind: "response" }],
+    [
+      "a request",
+      '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+      { kind: "request", id: 1, method: "tools/list", params: {} },
+    ],
+    [
+      "a string id",
+      '{"jsonrpc":"2.0","id":"a","method":"ping","params":{}}',
+      { kind: "request", id: "a", method: "ping", params: {} },
+    ],
+    [
+      "a notification",
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+      { kind: "notification", method: "notifications/initialized", params: {} },
+    ],
+    [
+      "a client response",
+      '{"jsonrpc":"2.0","id":3,"result":{}}',
+      { kind: "response" },
+    ],
   ])("reads %s", (_what, text, expected) => {
     expect(readMessage(text)).toEqual(expected);
   });
 
   test.each([
-    ["truncated JSON", '{"jsonrpc":"2.0","id":1,"meth', null, RpcCode.ParseError, /^Parse error/],
+    [
+      "truncated JSON",
+      '{"jsonrpc":"2.0","id":1,"meth',
+      null,
+      RpcCode.ParseError,
+      /^Parse error/,
+    ],
     ["an empty body", "", null, RpcCode.ParseError, /^Parse error/],
-    ["a batch", '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', null, RpcCode.InvalidRequest, /batch requests are not supported/],
-    ["a wrong version", '{"jsonrpc":"1.0","id":1,"method":"ping"}', 1, RpcCode.InvalidRequest, /jsonrpc must be "2.0"/],
-    ["a numeric method", '{"jsonrpc":"2.0","id":1,"method":5}', 1, RpcCode.InvalidRequest, /method/],
-    ["array params", '{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}', 1, RpcCode.InvalidRequest, /params/],
-    ["a fractional id", '{"jsonrpc":"2.0","id":1.5,"method":"ping"}', null, RpcCode.InvalidRequest, /id/],
-    ["no method and no result", '{"jsonrpc":"2.0","id":7}', 7, RpcCode.InvalidRequest, /method is required/],
-    ["a notification with an id", '{"jsonrpc":"2.0","id":2,"method":"notifications/initialized"}', 2, RpcCode.InvalidRequest, /must not have an id/],
+    [
+      "a batch",
+      '[{"jsonrpc":"2.0","id":1,"method":"ping"}]',
+      null,
+      RpcCode.InvalidRequest,
+      /batch requests are not supported/,
+    ],
+    [
+      "a wrong version",
+      '{"jsonrpc":"1.0","id":1,"method":"ping"}',
+      1,
+      RpcCode.InvalidRequest,
+      /jsonrpc must be "2.0"/,
+    ],
+    [
+      "a numeric method",
+      '{"jsonrpc":"2.0","id":1,"method":5}',
+      1,
+      RpcCode.InvalidRequest,
+      /method/,
+    ],
+    [
+      "array params",
+      '{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}',
+      1,
+      RpcCode.InvalidRequest,
+      /params/,
+    ],
+    [
+      "a fractional id",
+      '{"jsonrpc":"2.0","id":1.5,"method":"ping"}',
+      null,
+      RpcCode.InvalidRequest,
+      /id/,
+    ],
+    [
+      "no method and no result",
+      '{"jsonrpc":"2.0","id":7}',
+      7,
+      RpcCode.InvalidRequest,
+      /method is required/,
+    ],
+    [
+      "a notification with an id",
+      '{"jsonrpc":"2.0","id":2,"method":"notifications/initialized"}',
+      2,
+      RpcCode.InvalidRequest,
+      /must not have an id/,
+    ],
     ["a scalar body", "42", null, RpcCode.InvalidRequest, /Invalid request/],
-    ["deep nesting", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":${"[".repeat(100)}${"]".repeat(100)}}}`, null, RpcCode.InvalidRequest, /nesting deeper than 64/],
+    [
+      "deep nesting",
+      `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":${"[".repeat(100)}${"]".repeat(100)}}}`,
+      null,
+      RpcCode.InvalidRequest,
+      /nesting deeper than 64/,
+    ],
   ])("refuses %s", (_what, text, id, code, message) => {
     const m = readMessage(text);
     expect(m.kind).toBe("invalid");
@@ -51,7 +121,12 @@ describe("exceedsDepth", () => {
 
 describe("the envelope fast path", () => {
   const envelopes: unknown[] = [
-    { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "x", arguments: {} } },
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "x", arguments: {} },
+    },
     { jsonrpc: "2.0", id: "abc", method: "ping" },
     { jsonrpc: "2.0", method: "notifications/initialized" },
     { jsonrpc: "2.0", id: 4, result: { ok: true } },
@@ -75,11 +150,14 @@ describe("the envelope fast path", () => {
     12,
   ];
 
-  test.each(envelopes.map((e) => [JSON.stringify(e), e]))("agrees with the zod schema on %s", (_text, value) => {
-    const zodOk = !Array.isArray(value) && Message.safeParse(value).success;
-    // Accepting less than zod would only cost speed; accepting more would be a bug. On this table they agree exactly.
-    expect(wellFormed(value)).toBe(zodOk);
-  });
+  test.each(envelopes.map((e) => [JSON.stringify(e), e]))(
+    "agrees with the zod schema on %s",
+    (_text, value) => {
+      const zodOk = !Array.isArray(value) && Message.safeParse(value).success;
+      // Accepting less than zod would only cost speed; accepting more would be a bug. On this table they agree exactly.
+      expect(wellFormed(value)).toBe(zodOk);
+    },
+  );
 
   test("hands params through as sent, without a copy", () => {
     const params = { name: "echo", arguments: { message: "hi" } };

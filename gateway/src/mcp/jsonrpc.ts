@@ -26,41 +26,82 @@ export const Message = z.object({
 });
 
 export type Incoming =
-  | { readonly kind: "request"; readonly id: string | number; readonly method: string; readonly params: Record<string, unknown> }
-  | { readonly kind: "notification"; readonly method: string; readonly params: Record<string, unknown> }
+  | {
+      readonly kind: "request";
+      readonly id: string | number;
+      readonly method: string;
+      readonly params: Record<string, unknown>;
+    }
+  | {
+      readonly kind: "notification";
+      readonly method: string;
+      readonly params: Record<string, unknown>;
+    }
   /** A client's response to a server request; the gateway sends none, so these are acknowledged and dropped. */
   | { readonly kind: "response" }
-  | { readonly kind: "invalid"; readonly id: RpcId; readonly code: number; readonly message: string };
+  | {
+      readonly kind: "invalid";
+      readonly id: RpcId;
+      readonly code: number;
+      readonly message: string;
+    };
 
 const EMPTY: Record<string, unknown> = Object.freeze({});
 
 function idOf(value: unknown): RpcId {
-  if (typeof value !== "object" || value === null || !("id" in value)) return null;
-  const id = (value).id;
-  return typeof id === "string" || (typeof id === "number" && Number.isInteger(id)) ? id : null;
+  if (typeof value !== "object" || value === null || !("id" in value))
+    return null;
+  const id = value.id;
+  return typeof id === "string" ||
+    (typeof id === "number" && Number.isInteger(id))
+    ? id
+    : null;
 }
 
 function describe(issues: readonly z.core.$ZodIssue[]): string {
-  return issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
+  return issues
+    .map((i) =>
+      i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message,
+    )
+    .join("; ");
 }
 
-export function readMessage(text: string, maxDepth: number = MAX_JSON_DEPTH): Incoming {
+export function readMessage(
+  text: string,
+  maxDepth: number = MAX_JSON_DEPTH,
+): Incoming {
   if (exceedsDepth(text, maxDepth)) {
-    return { kind: "invalid", id: null, code: RpcCode.InvalidRequest, message: `JSON nesting deeper than ${maxDepth} levels` };
+    return {
+      kind: "invalid",
+      id: null,
+      code: RpcCode.InvalidRequest,
+      message: `JSON nesting deeper than ${maxDepth} levels`,
+    };
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
-    return { kind: "invalid", id: null, code: RpcCode.ParseError, message: `Parse error: ${(e as Error).message}` };
+    return {
+      kind: "invalid",
+      id: null,
+      code: RpcCode.ParseError,
+      message: `Parse error: ${(e as Error).message}`,
+    };
   }
   return classify(value);
 }
 
 /** A message with no method is a client's response to the server, or invalid. */
 function withoutMethod(m: Envelope): Incoming {
-  if (m.id !== undefined && (m.result !== undefined || m.error !== undefined)) return { kind: "response" };
-  return { kind: "invalid", id: m.id ?? null, code: RpcCode.InvalidRequest, message: "Invalid request: method is required" };
+  if (m.id !== undefined && (m.result !== undefined || m.error !== undefined))
+    return { kind: "response" };
+  return {
+    kind: "invalid",
+    id: m.id ?? null,
+    code: RpcCode.InvalidRequest,
+    message: "Invalid request: method is required",
+  };
 }
 
 interface Envelope {
@@ -72,8 +113,10 @@ interface Envelope {
   readonly error?: unknown;
 }
 
-const isId = (v: unknown): boolean => typeof v === "string" || Number.isSafeInteger(v);
-const isRecord = (v: unknown): boolean => typeof v === "object" && v !== null && !Array.isArray(v);
+const isId = (v: unknown): boolean =>
+  typeof v === "string" || Number.isSafeInteger(v);
+const isRecord = (v: unknown): boolean =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The common case, checked without zod: an object whose known fields all have their schema types. */
 export function wellFormed(value: unknown): value is Envelope {
@@ -81,18 +124,33 @@ export function wellFormed(value: unknown): value is Envelope {
   const m = value as Record<string, unknown>;
   if (m.jsonrpc !== "2.0") return false;
   if (m.id !== undefined && !isId(m.id)) return false;
-  if (m.method !== undefined && (typeof m.method !== "string" || m.method === "")) return false;
+  if (
+    m.method !== undefined &&
+    (typeof m.method !== "string" || m.method === "")
+  )
+    return false;
   return m.params === undefined || isRecord(m.params);
 }
 
 export function classify(value: unknown): Incoming {
   if (wellFormed(value)) return fromEnvelope(value);
   if (Array.isArray(value)) {
-    return { kind: "invalid", id: null, code: RpcCode.InvalidRequest, message: "batch requests are not supported; send one JSON-RPC message per POST" };
+    return {
+      kind: "invalid",
+      id: null,
+      code: RpcCode.InvalidRequest,
+      message:
+        "batch requests are not supported; send one JSON-RPC message per POST",
+    };
   }
   const parsed = Message.safeParse(value);
   if (!parsed.success) {
-    return { kind: "invalid", id: idOf(value), code: RpcCode.InvalidRequest, message: `Invalid request: ${describe(parsed.error.issues)}` };
+    return {
+      kind: "invalid",
+      id: idOf(value),
+      code: RpcCode.InvalidRequest,
+      message: `Invalid request: ${describe(parsed.error.issues)}`,
+    };
   }
   return fromEnvelope(parsed.data);
 }
@@ -100,9 +158,15 @@ export function classify(value: unknown): Incoming {
 function fromEnvelope(m: Envelope): Incoming {
   if (m.method === undefined) return withoutMethod(m);
   const params = m.params ?? EMPTY;
-  if (m.id === undefined) return { kind: "notification", method: m.method, params };
+  if (m.id === undefined)
+    return { kind: "notification", method: m.method, params };
   if (m.method.startsWith("notifications/")) {
-    return { kind: "invalid", id: m.id, code: RpcCode.InvalidRequest, message: `Invalid request: ${m.method} is a notification and must not have an id` };
+    return {
+      kind: "invalid",
+      id: m.id,
+      code: RpcCode.InvalidRequest,
+      message: `Invalid request: ${m.method} is a notification and must not have an id`,
+    };
   }
   return { kind: "request", id: m.id, method: m.method, params };
 }

@@ -6,7 +6,10 @@
  */
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
-export function isOriginAllowed(origin: string, allowed: readonly string[]): boolean {
+export function isOriginAllowed(
+  origin: string,
+  allowed: readonly string[],
+): boolean {
   if (allowed.includes("*") || allowed.includes(origin)) return true;
   try {
     return LOOPBACK_HOSTS.has(new URL(origin).hostname);

@@ -6,7 +6,12 @@
  */
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+} from "fastify";
 import fp from "fastify-plugin";
 
 import { isGatewayError } from "../errors.js";
@@ -27,7 +32,9 @@ export interface McpRoutesOptions {
   /** A getter, so a config reload that replaces the key set takes effect at once. */
   readonly governance: () => Governance;
   /** Tool filters a request's headers ask for (x-bf-mcp-include-... headers); ANDed with the caller's key. */
-  readonly headerFilter?: (headers: FastifyRequest["headers"]) => { filter: ToolFilter; key: string } | undefined;
+  readonly headerFilter?: (
+    headers: FastifyRequest["headers"],
+  ) => { filter: ToolFilter; key: string } | undefined;
   readonly virtual?: VirtualToolSource;
   readonly allowedOrigins: () => readonly string[];
   readonly bodyLimit: number;
@@ -45,11 +52,17 @@ interface Resolved {
   readonly filterKey: string;
 }
 
-function resolveCaller(opts: McpRoutesOptions, headers: IncomingHttpHeaders): Resolved {
+function resolveCaller(
+  opts: McpRoutesOptions,
+  headers: IncomingHttpHeaders,
+): Resolved {
   const caller: Caller = opts.governance().resolveCaller(headers);
   const fromHeaders = opts.headerFilter?.(headers);
   const filter: ToolFilter = fromHeaders
-    ? { ...fromHeaders.filter, ...(caller.allowance ? { allowance: caller.allowance } : {}) }
+    ? {
+        ...fromHeaders.filter,
+        ...(caller.allowance ? { allowance: caller.allowance } : {}),
+      }
     : caller.allowance
       ? { allowance: caller.allowance }
       : {};
@@ -57,7 +70,11 @@ function resolveCaller(opts: McpRoutesOptions, headers: IncomingHttpHeaders): Re
   return { ctxBase: { caller, filter }, filterKey };
 }
 
-function sendRpc(reply: FastifyReply, status: number, body: string): FastifyReply {
+function sendRpc(
+  reply: FastifyReply,
+  status: number,
+  body: string,
+): FastifyReply {
   return reply.code(status).type(JSON_TYPE).send(body);
 }
 
@@ -78,36 +95,71 @@ interface PostInput {
 }
 
 function failure(err: unknown, log: () => FastifyBaseLogger): Answer {
-  if (isGatewayError(err)) return { status: err.status, body: rpcError(null, rpcCodeFor(err.code, err.status), err.message) };
+  if (isGatewayError(err))
+    return {
+      status: err.status,
+      body: rpcError(null, rpcCodeFor(err.code, err.status), err.message),
+    };
   log().error({ err }, "mcp request failed");
-  return { status: 500, body: rpcError(null, RpcCode.InternalError, "Internal error") };
+  return {
+    status: 500,
+    body: rpcError(null, RpcCode.InternalError, "Internal error"),
+  };
 }
 
 /** The session check: a presented id must be genuine and belong to this caller's key. */
-function sessionMismatch(sessions: SessionSigner, headers: IncomingHttpHeaders, caller: Caller): boolean {
+function sessionMismatch(
+  sessions: SessionSigner,
+  headers: IncomingHttpHeaders,
+  caller: Caller,
+): boolean {
   const sessionId = headers[SESSION_HEADER];
   if (typeof sessionId !== "string") return false;
   const claims = sessions.verify(sessionId);
   return !claims || claims.keyId !== (caller.virtualKey?.id ?? "");
 }
 
-function originRefusal(opts: McpRoutesOptions, origin: string | undefined): Answer | undefined {
-  if (origin === undefined || isOriginAllowed(origin, opts.allowedOrigins())) return undefined;
-  return { status: 403, body: rpcError(null, RpcCode.Forbidden, `Origin ${origin} is not allowed; add it to client.allowed_origins`) };
+function originRefusal(
+  opts: McpRoutesOptions,
+  origin: string | undefined,
+): Answer | undefined {
+  if (origin === undefined || isOriginAllowed(origin, opts.allowedOrigins()))
+    return undefined;
+  return {
+    status: 403,
+    body: rpcError(
+      null,
+      RpcCode.Forbidden,
+      `Origin ${origin} is not allowed; add it to client.allowed_origins`,
+    ),
+  };
 }
 
-const tooLarge = (limit: number): Answer => ({ status: 413, body: rpcError(null, RpcCode.RequestTooLarge, `Request body is larger than ${limit} bytes`) });
+const tooLarge = (limit: number): Answer => ({
+  status: 413,
+  body: rpcError(
+    null,
+    RpcCode.RequestTooLarge,
+    `Request body is larger than ${limit} bytes`,
+  ),
+});
 
 /** An AbortSignal that fires if the client goes away before the answer is written. */
 function disconnectSignal(res: ServerResponse): AbortSignal {
   const controller = new AbortController();
   res.once("close", () => {
-    if (!res.writableFinished) controller.abort(new Error("the MCP client disconnected"));
+    if (!res.writableFinished)
+      controller.abort(new Error("the MCP client disconnected"));
   });
   return controller.signal;
 }
 
-async function answerPost(opts: McpRoutesOptions, dispatcher: McpDispatcher, sessions: SessionSigner, input: PostInput): Promise<Answer> {
+async function answerPost(
+  opts: McpRoutesOptions,
+  dispatcher: McpDispatcher,
+  sessions: SessionSigner,
+  input: PostInput,
+): Promise<Answer> {
   let resolved: Resolved;
   try {
     resolved = resolveCaller(opts, input.headers);
@@ -115,18 +167,46 @@ async function answerPost(opts: McpRoutesOptions, dispatcher: McpDispatcher, ses
     return failure(err, input.log);
   }
   if (sessionMismatch(sessions, input.headers, resolved.ctxBase.caller)) {
-    return { status: 404, body: rpcError(null, RpcCode.SessionNotFound, "Session not found; initialize a new session") };
+    return {
+      status: 404,
+      body: rpcError(
+        null,
+        RpcCode.SessionNotFound,
+        "Session not found; initialize a new session",
+      ),
+    };
   }
   const msg = readMessage(input.text, opts.maxDepth ?? MAX_JSON_DEPTH);
   if (msg.kind === "invalid") {
     // Unreadable messages are HTTP 400 (the transport's rule); a readable request with a bad shape keeps 200.
-    return { status: msg.id === null ? 400 : 200, body: rpcError(msg.id, msg.code, msg.message) };
+    return {
+      status: msg.id === null ? 400 : 200,
+      body: rpcError(msg.id, msg.code, msg.message),
+    };
   }
   if (msg.kind !== "request") return { status: 202, body: "" };
-  const ctx: CallContext = { ...resolved.ctxBase, signal: input.signal, requestId: input.requestId };
-  const result = await dispatcher.request(msg.id, msg.method, msg.params, ctx, resolved.filterKey);
-  if (result.initializedVersion === undefined) return { status: 200, body: result.body };
-  return { status: 200, body: result.body, sessionId: sessions.issue(resolved.ctxBase.caller.virtualKey?.id, result.initializedVersion) };
+  const ctx: CallContext = {
+    ...resolved.ctxBase,
+    signal: input.signal,
+    requestId: input.requestId,
+  };
+  const result = await dispatcher.request(
+    msg.id,
+    msg.method,
+    msg.params,
+    ctx,
+    resolved.filterKey,
+  );
+  if (result.initializedVersion === undefined)
+    return { status: 200, body: result.body };
+  return {
+    status: 200,
+    body: result.body,
+    sessionId: sessions.issue(
+      resolved.ctxBase.caller.virtualKey?.id,
+      result.initializedVersion,
+    ),
+  };
 }
 
 async function handlePost(
@@ -137,22 +217,40 @@ async function handlePost(
   reply: FastifyReply,
 ): Promise<FastifyReply> {
   const text = typeof request.body === "string" ? request.body : "";
-  const answer = await answerPost(opts, dispatcher, sessions, { headers: request.headers, text, requestId: request.id, signal: disconnectSignal(reply.raw), log: () => request.log });
+  const answer = await answerPost(opts, dispatcher, sessions, {
+    headers: request.headers,
+    text,
+    requestId: request.id,
+    signal: disconnectSignal(reply.raw),
+    log: () => request.log,
+  });
   if (answer.status === 202) return reply.code(202).send();
-  if (answer.sessionId !== undefined) reply.header(SESSION_HEADER, answer.sessionId);
+  if (answer.sessionId !== undefined)
+    reply.header(SESSION_HEADER, answer.sessionId);
   return sendRpc(reply, answer.status, answer.body);
 }
 
 function sendAnswer(ctx: LaneContext, answer: Answer): void {
   if (answer.status === 202) ctx.send(202, "");
-  else ctx.send(answer.status, answer.body, answer.sessionId === undefined ? undefined : { [SESSION_HEADER]: answer.sessionId });
+  else
+    ctx.send(
+      answer.status,
+      answer.body,
+      answer.sessionId === undefined
+        ? undefined
+        : { [SESSION_HEADER]: answer.sessionId },
+    );
 }
 
 /**
  * POST /mcp as a fast lane: the same answers as the fastify route (origin check, body limit,
  * answerPost), read and written on the raw request and response.
  */
-function postLane(opts: McpRoutesOptions, dispatcher: McpDispatcher, sessions: SessionSigner): LaneHandler {
+function postLane(
+  opts: McpRoutesOptions,
+  dispatcher: McpDispatcher,
+  sessions: SessionSigner,
+): LaneHandler {
   return (req, res, ctx) => {
     const refused = originRefusal(opts, req.headers.origin);
     if (refused) return sendAnswer(ctx, refused);
@@ -176,38 +274,76 @@ function postLane(opts: McpRoutesOptions, dispatcher: McpDispatcher, sessions: S
     req.once("end", () => {
       if (size > limit) return;
       ctx.requestBytes = size;
-      const text = chunks.length === 1 ? (chunks[0] as Buffer).toString("utf8") : Buffer.concat(chunks).toString("utf8");
-      answerPost(opts, dispatcher, sessions, { headers: req.headers, text, requestId: ctx.requestId, signal: disconnectSignal(res), log: () => ctx.log() }).then(
+      const text =
+        chunks.length === 1
+          ? (chunks[0] as Buffer).toString("utf8")
+          : Buffer.concat(chunks).toString("utf8");
+      answerPost(opts, dispatcher, sessions, {
+        headers: req.headers,
+        text,
+        requestId: ctx.requestId,
+        signal: disconnectSignal(res),
+        log: () => ctx.log(),
+      }).then(
         (answer) => sendAnswer(ctx, answer),
-        (err: unknown) => sendAnswer(ctx, failure(err, () => ctx.log())),
+        (err: unknown) =>
+          sendAnswer(
+            ctx,
+            failure(err, () => ctx.log()),
+          ),
       );
     });
   };
 }
 
-async function mcpRoutes(app: FastifyInstance, opts: McpRoutesOptions): Promise<void> {
-  const dispatcher = new McpDispatcher(opts.registry, opts.virtual, opts.instructions);
+async function mcpRoutes(
+  app: FastifyInstance,
+  opts: McpRoutesOptions,
+): Promise<void> {
+  const dispatcher = new McpDispatcher(
+    opts.registry,
+    opts.virtual,
+    opts.instructions,
+  );
   const sessions = new SessionSigner(opts.sessionSecret);
-  const hub = new SseHub((ctx) => dispatcher.visibleNames(ctx), opts.keepAliveMs ?? 15_000);
+  const hub = new SseHub(
+    (ctx) => dispatcher.visibleNames(ctx),
+    opts.keepAliveMs ?? 15_000,
+  );
   const unsubscribe = [opts.registry.onChange(() => hub.changed())];
-  if (opts.virtual) unsubscribe.push(opts.virtual.onChange(() => hub.changed()));
+  if (opts.virtual)
+    unsubscribe.push(opts.virtual.onChange(() => hub.changed()));
   app.addHook("onClose", () => {
     for (const u of unsubscribe) u();
     hub.close();
   });
   app.decorate("mcpStreams", { count: () => hub.size });
   // The fastify route below stays for app.inject() and for apps built without fast lanes.
-  if (app.hasDecorator("fastLanes")) app.fastLanes.add("POST", "/mcp", postLane(opts, dispatcher, sessions));
+  if (app.hasDecorator("fastLanes"))
+    app.fastLanes.add("POST", "/mcp", postLane(opts, dispatcher, sessions));
 
   await app.register((scope, _scopeOpts, scopeDone) => {
     // The body reaches the handler as text: JSON-RPC parse errors must be JSON-RPC answers.
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser("*", { parseAs: "string", bodyLimit: opts.bodyLimit }, (_req, body, done) => done(null, body));
+    scope.addContentTypeParser(
+      "*",
+      { parseAs: "string", bodyLimit: opts.bodyLimit },
+      (_req, body, done) => done(null, body),
+    );
     scope.setErrorHandler((err, request, reply) => {
-      const status = typeof (err as { statusCode?: unknown }).statusCode === "number" ? (err as { statusCode: number }).statusCode : 500;
-      if (status === 413) return sendRpc(reply, 413, tooLarge(opts.bodyLimit).body);
-      if (status >= 500) return sendRpc(reply, 500, failure(err, () => request.log).body);
-      return sendRpc(reply, status, rpcError(null, RpcCode.InvalidRequest, (err as Error).message));
+      const status =
+        typeof (err as { statusCode?: unknown }).statusCode === "number"
+          ? (err as { statusCode: number }).statusCode
+          : 500;
+      if (status === 413)
+        return sendRpc(reply, 413, tooLarge(opts.bodyLimit).body);
+      if (status >= 500)
+        return sendRpc(reply, 500, failure(err, () => request.log).body);
+      return sendRpc(
+        reply,
+        status,
+        rpcError(null, RpcCode.InvalidRequest, (err as Error).message),
+      );
     });
     scope.addHook("onRequest", (request, reply, done) => {
       const refused = originRefusal(opts, request.headers.origin);
@@ -216,12 +352,22 @@ async function mcpRoutes(app: FastifyInstance, opts: McpRoutesOptions): Promise<
       else done();
     });
 
-    scope.post("/mcp", (request, reply) => handlePost(opts, dispatcher, sessions, request, reply));
+    scope.post("/mcp", (request, reply) =>
+      handlePost(opts, dispatcher, sessions, request, reply),
+    );
 
     scope.get("/mcp", async (request, reply) => {
       const accept = request.headers.accept ?? "";
       if (!accept.includes("text/event-stream") && !accept.includes("*/*")) {
-        return sendRpc(reply, 406, rpcError(null, RpcCode.InvalidRequest, "GET /mcp opens an event stream; send Accept: text/event-stream"));
+        return sendRpc(
+          reply,
+          406,
+          rpcError(
+            null,
+            RpcCode.InvalidRequest,
+            "GET /mcp opens an event stream; send Accept: text/event-stream",
+          ),
+        );
       }
       let resolved: Resolved;
       try {
@@ -238,7 +384,12 @@ async function mcpRoutes(app: FastifyInstance, opts: McpRoutesOptions): Promise<
         connection: "keep-alive",
         "x-accel-buffering": "no",
       });
-      const remove = hub.add({ write: (chunk) => raw.write(chunk) }, resolved.ctxBase.caller, resolved.ctxBase.filter, resolved.filterKey);
+      const remove = hub.add(
+        { write: (chunk) => raw.write(chunk) },
+        resolved.ctxBase.caller,
+        resolved.ctxBase.filter,
+        resolved.filterKey,
+      );
       request.raw.once("close", remove);
       raw.once("close", remove);
       return reply;
@@ -249,7 +400,13 @@ async function mcpRoutes(app: FastifyInstance, opts: McpRoutesOptions): Promise<
         .code(405)
         .header("allow", "GET, POST")
         .type(JSON_TYPE)
-        .send(rpcError(null, RpcCode.InvalidRequest, "sessions hold no server state; there is nothing to delete")),
+        .send(
+          rpcError(
+            null,
+            RpcCode.InvalidRequest,
+            "sessions hold no server state; there is nothing to delete",
+          ),
+        ),
     );
     scopeDone();
   });
@@ -261,9 +418,17 @@ declare module "fastify" {
   }
 }
 
-export const mcpPlugin = fp(mcpRoutes, { name: "toolgate-mcp", fastify: "5.x" });
+export const mcpPlugin = fp(mcpRoutes, {
+  name: "toolgate-mcp",
+  fastify: "5.x",
+});
 
-const FILTER_HEADERS = ["x-bf-mcp-include-clients", "x-bf-mcp-exclude-clients", "x-bf-mcp-include-tools", "x-bf-mcp-exclude-tools"] as const;
+const FILTER_HEADERS = [
+  "x-bf-mcp-include-clients",
+  "x-bf-mcp-exclude-clients",
+  "x-bf-mcp-include-tools",
+  "x-bf-mcp-exclude-tools",
+] as const;
 
 /**
  * The `headerFilter` option for a registry: undefined (no work at all) when a request has none
@@ -271,7 +436,9 @@ const FILTER_HEADERS = ["x-bf-mcp-include-clients", "x-bf-mcp-exclude-clients", 
  */
 export function toolHeaderFilter(
   parse: (headers: FastifyRequest["headers"]) => ToolFilter,
-): (headers: FastifyRequest["headers"]) => { filter: ToolFilter; key: string } | undefined {
+): (
+  headers: FastifyRequest["headers"],
+) => { filter: ToolFilter; key: string } | undefined {
   return (headers) => {
     let key = "";
     for (const h of FILTER_HEADERS) {

@@ -19,8 +19,15 @@ export interface SessionClaims {
 
 function readClaims(payload: string): SessionClaims | undefined {
   try {
-    const raw = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { k?: unknown; p?: unknown; t?: unknown };
-    if (typeof raw.k !== "string" || typeof raw.p !== "string" || typeof raw.t !== "number") return undefined;
+    const raw = JSON.parse(
+      Buffer.from(payload, "base64url").toString("utf8"),
+    ) as { k?: unknown; p?: unknown; t?: unknown };
+    if (
+      typeof raw.k !== "string" ||
+      typeof raw.p !== "string" ||
+      typeof raw.t !== "number"
+    )
+      return undefined;
     return { keyId: raw.k, protocolVersion: raw.p, issuedAt: raw.t };
   } catch {
     return undefined;
@@ -35,12 +42,23 @@ export class SessionSigner {
   }
 
   private sign(payload: string): string {
-    return createHmac("sha256", this.secret).update(payload).digest("base64url");
+    return createHmac("sha256", this.secret)
+      .update(payload)
+      .digest("base64url");
   }
 
-  issue(keyId: string | undefined, protocolVersion: string, now: number = Date.now()): string {
+  issue(
+    keyId: string | undefined,
+    protocolVersion: string,
+    now: number = Date.now(),
+  ): string {
     const payload = Buffer.from(
-      JSON.stringify({ k: keyId ?? "", p: protocolVersion, t: now, n: randomBytes(8).toString("base64url") }),
+      JSON.stringify({
+        k: keyId ?? "",
+        p: protocolVersion,
+        t: now,
+        n: randomBytes(8).toString("base64url"),
+      }),
     ).toString("base64url");
     return `v1.${payload}.${this.sign(payload)}`;
   }
@@ -52,7 +70,8 @@ export class SessionSigner {
     const [, payload = "", signature = ""] = parts;
     const expected = Buffer.from(this.sign(payload));
     const given = Buffer.from(signature);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      return undefined;
     return readClaims(payload);
   }
 }

@@ -12,7 +12,10 @@ export const CONNECTION_OPENED = JSON.stringify({
   method: "connection/opened",
   params: { server: "toolgate" },
 });
-const LIST_CHANGED = JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+const LIST_CHANGED = JSON.stringify({
+  jsonrpc: "2.0",
+  method: "notifications/tools/list_changed",
+});
 
 export interface StreamSink {
   write(chunk: string): void;
@@ -36,7 +39,10 @@ export class SseHub {
   private keepAlive: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly visibleNames: (ctx: { caller: Caller; filter: ToolFilter }) => string,
+    private readonly visibleNames: (ctx: {
+      caller: Caller;
+      filter: ToolFilter;
+    }) => string,
     private readonly keepAliveMs: number,
   ) {}
 
@@ -45,8 +51,19 @@ export class SseHub {
   }
 
   /** Registers a stream; returns the function that removes it (call it on close). */
-  add(sink: StreamSink, caller: Caller, filter: ToolFilter, filterKey: string): () => void {
-    const stream: Stream = { sink, caller, filter, filterKey, seen: this.visibleNames({ caller, filter }) };
+  add(
+    sink: StreamSink,
+    caller: Caller,
+    filter: ToolFilter,
+    filterKey: string,
+  ): () => void {
+    const stream: Stream = {
+      sink,
+      caller,
+      filter,
+      filterKey,
+      seen: this.visibleNames({ caller, filter }),
+    };
     this.streams.add(stream);
     sink.write(sseMessage(CONNECTION_OPENED));
     this.keepAlive ??= setInterval(() => this.ping(), this.keepAliveMs).unref();

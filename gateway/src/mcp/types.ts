@@ -20,7 +20,11 @@ export interface VirtualToolSource {
   /** The extra tools this caller sees (already filtered for it). */
   tools(caller: Caller, filter: ToolFilter): readonly Tool[];
   /** A call to one of its tools, or undefined when the name is not one of them. */
-  call(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> | undefined;
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    ctx: CallContext,
+  ): Promise<CallToolResult> | undefined;
   /** Subscribe to changes of `version`; returns the unsubscribe function. */
   onChange(listener: () => void): () => void;
 }

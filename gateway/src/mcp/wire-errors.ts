@@ -28,8 +28,14 @@ export type RpcCode = (typeof RpcCode)[keyof typeof RpcCode];
 export type RpcId = string | number | null;
 
 /** The serialised error envelope; `id` is null when the request's id could not be read. */
-export function rpcError(id: RpcId, code: number, message: string, data?: unknown): string {
-  const error = data === undefined ? { code, message } : { code, message, data };
+export function rpcError(
+  id: RpcId,
+  code: number,
+  message: string,
+  data?: unknown,
+): string {
+  const error =
+    data === undefined ? { code, message } : { code, message, data };
   return JSON.stringify({ jsonrpc: "2.0", id, error });
 }
 

@@ -19,7 +19,9 @@ interface WithWildcard {
 }
 
 function wildcardOf(entry: ToolEntry): string {
-  return (entry as ToolEntry & WithWildcard).wildcard ?? clientWildcard(entry.client);
+  return (
+    (entry as ToolEntry & WithWildcard).wildcard ?? clientWildcard(entry.client)
+  );
 }
 
 function toolSetHas(set: ReadonlySet<string>, entry: ToolEntry): boolean {
@@ -27,23 +29,31 @@ function toolSetHas(set: ReadonlySet<string>, entry: ToolEntry): boolean {
 }
 
 function passesClients(entry: ToolEntry, filter: ToolFilter): boolean {
-  if (filter.includeClients && !filter.includeClients.has(entry.client)) return false;
+  if (filter.includeClients && !filter.includeClients.has(entry.client))
+    return false;
   return !filter.excludeClients?.has(entry.client);
 }
 
 function passesTools(entry: ToolEntry, filter: ToolFilter): boolean {
-  if (filter.includeTools && !toolSetHas(filter.includeTools, entry)) return false;
+  if (filter.includeTools && !toolSetHas(filter.includeTools, entry))
+    return false;
   return !(filter.excludeTools && toolSetHas(filter.excludeTools, entry));
 }
 
-function passesAllowance(entry: ToolEntry, allowance: ToolFilter["allowance"]): boolean {
+function passesAllowance(
+  entry: ToolEntry,
+  allowance: ToolFilter["allowance"],
+): boolean {
   if (!allowance) return true;
   const allowed = allowance.get(entry.client);
   return allowed === "*" || (allowed !== undefined && allowed.has(entry.tool));
 }
 
 /** Whether an entry passes the filter. No filter means: every direct tool (code-mode tools hidden). */
-export function isVisible(entry: ToolEntry, filter: ToolFilter | undefined): boolean {
+export function isVisible(
+  entry: ToolEntry,
+  filter: ToolFilter | undefined,
+): boolean {
   if (!filter) return !entry.codeMode;
   return (
     passesClients(entry, filter) &&
@@ -53,7 +63,9 @@ export function isVisible(entry: ToolEntry, filter: ToolFilter | undefined): boo
   );
 }
 
-type HeaderBag = Readonly<Record<string, string | readonly string[] | undefined>>;
+type HeaderBag = Readonly<
+  Record<string, string | readonly string[] | undefined>
+>;
 
 function headerValues(headers: HeaderBag, name: string): string[] | undefined {
   const raw = headers[name];
@@ -73,7 +85,10 @@ function headerValues(headers: HeaderBag, name: string): string[] | undefined {
  * starts with `<known client>_` is taken as the underscore form even if the tool name holds
  * a hyphen (`my_api_get-x`).
  */
-export function normaliseToolRef(value: string, clients?: ReadonlySet<string>): string {
+export function normaliseToolRef(
+  value: string,
+  clients?: ReadonlySet<string>,
+): string {
   const hyphen = value.indexOf("-");
   if (hyphen <= 0) return value;
   const client = value.slice(0, hyphen);
@@ -89,15 +104,24 @@ export function normaliseToolRef(value: string, clients?: ReadonlySet<string>): 
  * Values are comma-separated; a header that is absent or empty does not filter. A client
  * list holding "*" does not restrict either.
  */
-export function parseToolHeaders(headers: HeaderBag, clients?: ReadonlySet<string>): ToolFilter {
+export function parseToolHeaders(
+  headers: HeaderBag,
+  clients?: ReadonlySet<string>,
+): ToolFilter {
   const filter: { -readonly [K in keyof ToolFilter]: ToolFilter[K] } = {};
   const inc = headerValues(headers, TOOL_FILTER_HEADERS.includeClients);
   if (inc && !inc.includes("*")) filter.includeClients = new Set(inc);
   const exc = headerValues(headers, TOOL_FILTER_HEADERS.excludeClients);
   if (exc) filter.excludeClients = new Set(exc);
   const incTools = headerValues(headers, TOOL_FILTER_HEADERS.includeTools);
-  if (incTools) filter.includeTools = new Set(incTools.map((v) => normaliseToolRef(v, clients)));
+  if (incTools)
+    filter.includeTools = new Set(
+      incTools.map((v) => normaliseToolRef(v, clients)),
+    );
   const excTools = headerValues(headers, TOOL_FILTER_HEADERS.excludeTools);
-  if (excTools) filter.excludeTools = new Set(excTools.map((v) => normaliseToolRef(v, clients)));
+  if (excTools)
+    filter.excludeTools = new Set(
+      excTools.map((v) => normaliseToolRef(v, clients)),
+    );
   return filter;
 }

@@ -19,12 +19,23 @@ export function clientWildcard(client: string): string {
  * several clients prefix the name (`my` and `my_api` for `my_api_get_x`) the longest wins,
  * since the shorter reading would need a tool whose name starts with the rest of the longer client.
  */
-export function splitAggregatedName(name: string, clients: Iterable<string>): { client: string; tool: string } | undefined {
+export function splitAggregatedName(
+  name: string,
+  clients: Iterable<string>,
+): { client: string; tool: string } | undefined {
   let best: string | undefined;
   for (const c of clients) {
-    if (name.length > c.length + 1 && name.startsWith(c) && name[c.length] === "_" && (best === undefined || c.length > best.length)) best = c;
+    if (
+      name.length > c.length + 1 &&
+      name.startsWith(c) &&
+      name[c.length] === "_" &&
+      (best === undefined || c.length > best.length)
+    )
+      best = c;
   }
-  return best === undefined ? undefined : { client: best, tool: name.slice(best.length + 1) };
+  return best === undefined
+    ? undefined
+    : { client: best, tool: name.slice(best.length + 1) };
 }
 
 /** SPEC 2.1 tool lists: `["*"]` (or any list holding "*") = all, empty = none, otherwise exactly these. */
@@ -33,7 +44,9 @@ export type ToolSelector = (tool: string) => boolean;
 const ALL: ToolSelector = () => true;
 const NONE: ToolSelector = () => false;
 
-export function toolSelector(list: readonly string[] | undefined): ToolSelector {
+export function toolSelector(
+  list: readonly string[] | undefined,
+): ToolSelector {
   if (!list || list.length === 0) return NONE;
   if (list.includes("*")) return ALL;
   const set = new Set(list);

@@ -7,13 +7,33 @@ import type { ClientTools } from "./tool-registry.js";
 import { AggregatedToolRegistry } from "./tool-registry.js";
 import type { RegistryChange, ToolEntry } from "./types.js";
 
-const tool = (name: string, description = name): Tool => ({ name, description, inputSchema: { type: "object" } });
+const tool = (name: string, description = name): Tool => ({
+  name,
+  description,
+  inputSchema: { type: "object" },
+});
 
-function client(name: string, tools: string[], extra: Partial<ClientTools> = {}): ClientTools {
-  return { id: name, name, codeMode: false, toolsToExecute: ["*"], toolsToAutoExecute: [], tools: tools.map((t) => tool(t)), ...extra };
+function client(
+  name: string,
+  tools: string[],
+  extra: Partial<ClientTools> = {},
+): ClientTools {
+  return {
+    id: name,
+    name,
+    codeMode: false,
+    toolsToExecute: ["*"],
+    toolsToAutoExecute: [],
+    tools: tools.map((t) => tool(t)),
+    ...extra,
+  };
 }
 
-function registry(): { reg: AggregatedToolRegistry; changes: RegistryChange[]; calls: ToolEntry[] } {
+function registry(): {
+  reg: AggregatedToolRegistry;
+  changes: RegistryChange[];
+  calls: ToolEntry[];
+} {
   const calls: ToolEntry[] = [];
   const reg = new AggregatedToolRegistry((entry) => {
     calls.push(entry);
@@ -29,12 +49,16 @@ describe("tools_to_execute", () => {
     [["*"], ["a", "b", "c"]],
     [[], []],
     [["b"], ["b"]],
-    [["c", "a", "missing"], ["a", "c"]],
+    [
+      ["c", "a", "missing"],
+      ["a", "c"],
+    ],
   ])("with %j offers %j", (list, offered) => {
     const { reg } = registry();
     reg.setClient(client("srv", ["a", "b", "c"], { toolsToExecute: list }));
     expect(reg.list().map((e) => e.tool)).toEqual(offered);
-    for (const t of ["a", "b", "c"]) expect(reg.resolve(`srv_${t}`) !== undefined).toBe(offered.includes(t));
+    for (const t of ["a", "b", "c"])
+      expect(reg.resolve(`srv_${t}`) !== undefined).toBe(offered.includes(t));
   });
 
   it("treats an absent list as none", () => {
@@ -57,8 +81,15 @@ describe("naming", () => {
     reg.setClient(client("my_api", ["get_x"]));
     reg.setClient(client("my", ["other"]));
     const entry = reg.resolve("my_api_get_x");
-    expect(entry).toMatchObject({ client: "my_api", tool: "get_x", clientId: "my_api" });
-    expect(splitAggregatedName("my_api_get_x", ["my", "my_api"])).toEqual({ client: "my_api", tool: "get_x" });
+    expect(entry).toMatchObject({
+      client: "my_api",
+      tool: "get_x",
+      clientId: "my_api",
+    });
+    expect(splitAggregatedName("my_api_get_x", ["my", "my_api"])).toEqual({
+      client: "my_api",
+      tool: "get_x",
+    });
     expect(splitAggregatedName("nobody_x", ["my"])).toBeUndefined();
   });
 
@@ -82,7 +113,12 @@ describe("naming", () => {
     const { reg } = registry();
     reg.setClient(client("zeta", ["b", "a"]));
     reg.setClient(client("alpha", ["z", "y"]));
-    expect(reg.list().map((e) => e.name)).toEqual(["alpha_y", "alpha_z", "zeta_a", "zeta_b"]);
+    expect(reg.list().map((e) => e.name)).toEqual([
+      "alpha_y",
+      "alpha_z",
+      "zeta_a",
+      "zeta_b",
+    ]);
   });
 
   it("shares the upstream definitions instead of copying them", () => {
@@ -100,9 +136,18 @@ describe("change events and version", () => {
     const { reg, changes } = registry();
     reg.setClient(client("srv", ["a", "b"]));
     const v = reg.version;
-    reg.setClient({ ...client("srv", ["b", "c"]), tools: [tool("b", "new description"), tool("c")] });
+    reg.setClient({
+      ...client("srv", ["b", "c"]),
+      tools: [tool("b", "new description"), tool("c")],
+    });
     expect(reg.version).toBeGreaterThan(v);
-    expect(changes.at(-1)).toEqual({ kind: "client-tools", client: "srv", added: ["srv_c"], removed: ["srv_a"], changed: ["srv_b"] });
+    expect(changes.at(-1)).toEqual({
+      kind: "client-tools",
+      client: "srv",
+      added: ["srv_c"],
+      removed: ["srv_a"],
+      changed: ["srv_b"],
+    });
   });
 
   it("keeps the version and entries when nothing changed", () => {
@@ -147,7 +192,9 @@ describe("change events and version", () => {
     const { reg, calls } = registry();
     reg.setClient(client("srv", ["a"]));
     const entry = reg.resolve("srv_a")!;
-    await expect(reg.call(entry, {})).resolves.toEqual({ content: [{ type: "text", text: "srv_a" }] });
+    await expect(reg.call(entry, {})).resolves.toEqual({
+      content: [{ type: "text", text: "srv_a" }],
+    });
     expect(calls).toEqual([entry]);
   });
 });
@@ -157,26 +204,82 @@ describe("filters", () => {
   reg.setClient(client("web", ["search", "fetch"]));
   reg.setClient(client("db", ["query", "drop"]));
   reg.setClient(client("code", ["run"], { codeMode: true }));
-  const names = (f: Parameters<typeof reg.list>[0]): string[] => reg.list(f).map((e) => e.name);
+  const names = (f: Parameters<typeof reg.list>[0]): string[] =>
+    reg.list(f).map((e) => e.name);
 
   it.each([
-    ["no filter: every direct tool", undefined, ["db_drop", "db_query", "web_fetch", "web_search"]],
-    ["include clients", { includeClients: new Set(["web"]) }, ["web_fetch", "web_search"]],
-    ["exclude clients", { excludeClients: new Set(["web"]) }, ["db_drop", "db_query"]],
-    ["include tools", { includeTools: new Set(["web_search", "db_query"]) }, ["db_query", "web_search"]],
-    ["include a client wildcard", { includeTools: new Set(["db_*"]) }, ["db_drop", "db_query"]],
-    ["exclude tools", { excludeTools: new Set(["db_drop", "web_*"]) }, ["db_query"]],
-    ["include then exclude", { includeClients: new Set(["db", "web"]), excludeClients: new Set(["web"]), includeTools: new Set(["db_*"]), excludeTools: new Set(["db_drop"]) }, ["db_query"]],
-    ["a virtual key allowance", { allowance: new Map<string, "*" | ReadonlySet<string>>([["web", "*"], ["db", new Set(["query"])]]) }, ["db_query", "web_fetch", "web_search"]],
-    ["code mode included", { includeCodeMode: true, includeClients: new Set(["code"]) }, ["code_run"]],
+    [
+      "no filter: every direct tool",
+      undefined,
+      ["db_drop", "db_query", "web_fetch", "web_search"],
+    ],
+    [
+      "include clients",
+      { includeClients: new Set(["web"]) },
+      ["web_fetch", "web_search"],
+    ],
+    [
+      "exclude clients",
+      { excludeClients: new Set(["web"]) },
+      ["db_drop", "db_query"],
+    ],
+    [
+      "include tools",
+      { includeTools: new Set(["web_search", "db_query"]) },
+      ["db_query", "web_search"],
+    ],
+    [
+      "include a client wildcard",
+      { includeTools: new Set(["db_*"]) },
+      ["db_drop", "db_query"],
+    ],
+    [
+      "exclude tools",
+      { excludeTools: new Set(["db_drop", "web_*"]) },
+      ["db_query"],
+    ],
+    [
+      "include then exclude",
+      {
+        includeClients: new Set(["db", "web"]),
+        excludeClients: new Set(["web"]),
+        includeTools: new Set(["db_*"]),
+        excludeTools: new Set(["db_drop"]),
+      },
+      ["db_query"],
+    ],
+    [
+      "a virtual key allowance",
+      {
+        allowance: new Map<string, "*" | ReadonlySet<string>>([
+          ["web", "*"],
+          ["db", new Set(["query"])],
+        ]),
+      },
+      ["db_query", "web_fetch", "web_search"],
+    ],
+    [
+      "code mode included",
+      { includeCodeMode: true, includeClients: new Set(["code"]) },
+      ["code_run"],
+    ],
     ["code mode hidden by default", { includeClients: new Set(["code"]) }, []],
   ])("applies %s", (_, filter, expected) => {
     expect(names(filter)).toEqual(expected);
-    for (const e of reg.list({ includeCodeMode: true })) expect(reg.isVisible(e, filter)).toBe(expected.includes(e.name));
+    for (const e of reg.list({ includeCodeMode: true }))
+      expect(reg.isVisible(e, filter)).toBe(expected.includes(e.name));
   });
 
   it("filters an entry that was built elsewhere by its client wildcard", () => {
-    const entry: ToolEntry = { name: "x_y", client: "x", clientId: "x", tool: "y", definition: tool("y"), autoExecute: false, codeMode: false };
+    const entry: ToolEntry = {
+      name: "x_y",
+      client: "x",
+      clientId: "x",
+      tool: "y",
+      definition: tool("y"),
+      autoExecute: false,
+      codeMode: false,
+    };
     expect(isVisible(entry, { includeTools: new Set(["x_*"]) })).toBe(true);
   });
 });
@@ -198,12 +301,19 @@ describe("parseToolHeaders", () => {
   });
 
   it("ignores absent and empty headers and a client list of *", () => {
-    expect(parseToolHeaders({ "x-bf-mcp-include-clients": " , ", "x-bf-mcp-exclude-tools": undefined })).toEqual({});
+    expect(
+      parseToolHeaders({
+        "x-bf-mcp-include-clients": " , ",
+        "x-bf-mcp-exclude-tools": undefined,
+      }),
+    ).toEqual({});
     expect(parseToolHeaders({ "x-bf-mcp-include-clients": "*" })).toEqual({});
   });
 
   it("joins repeated headers", () => {
-    expect(parseToolHeaders({ "x-bf-mcp-include-clients": ["a", "b"] })).toEqual({ includeClients: new Set(["a", "b"]) });
+    expect(
+      parseToolHeaders({ "x-bf-mcp-include-clients": ["a", "b"] }),
+    ).toEqual({ includeClients: new Set(["a", "b"]) });
   });
 
   it.each([
@@ -218,7 +328,11 @@ describe("parseToolHeaders", () => {
   });
 
   it("keeps an underscore-form name whose tool holds a hyphen when the client is known", () => {
-    expect(normaliseToolRef("my_api_get-x", new Set(["my_api"]))).toBe("my_api_get-x");
-    expect(normaliseToolRef("my_api-get-x", new Set(["my_api"]))).toBe("my_api_get-x");
+    expect(normaliseToolRef("my_api_get-x", new Set(["my_api"]))).toBe(
+      "my_api_get-x",
+    );
+    expect(normaliseToolRef("my_api-get-x", new Set(["my_api"]))).toBe(
+      "my_api_get-x",
+    );
   });
 });

@@ -12,7 +12,13 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 
 import { isVisible } from "./filter.js";
 import { aggregateName, clientWildcard, toolSelector } from "./naming.js";
-import type { CallOptions, RegistryChange, ToolEntry, ToolFilter, ToolRegistry } from "./types.js";
+import type {
+  CallOptions,
+  RegistryChange,
+  ToolEntry,
+  ToolFilter,
+  ToolRegistry,
+} from "./types.js";
 
 /** What the upstream layer reports for one client. */
 export interface ClientTools {
@@ -25,15 +31,27 @@ export interface ClientTools {
   readonly tools: readonly Tool[];
 }
 
-export type ToolInvoker = (entry: ToolEntry, args: Record<string, unknown>, options: CallOptions) => Promise<CallToolResult>;
+export type ToolInvoker = (
+  entry: ToolEntry,
+  args: Record<string, unknown>,
+  options: CallOptions,
+) => Promise<CallToolResult>;
 
 interface Entry extends ToolEntry {
   readonly wildcard: string;
 }
 
 function sameEntry(a: Entry, b: Entry): boolean {
-  if (a.autoExecute !== b.autoExecute || a.codeMode !== b.codeMode || a.clientId !== b.clientId) return false;
-  return a.definition === b.definition || JSON.stringify(a.definition) === JSON.stringify(b.definition);
+  if (
+    a.autoExecute !== b.autoExecute ||
+    a.codeMode !== b.codeMode ||
+    a.clientId !== b.clientId
+  )
+    return false;
+  return (
+    a.definition === b.definition ||
+    JSON.stringify(a.definition) === JSON.stringify(b.definition)
+  );
 }
 
 function buildEntries(info: ClientTools): Entry[] {
@@ -113,7 +131,13 @@ export class AggregatedToolRegistry implements ToolRegistry {
       );
     }
     this.#bump();
-    this.#emit({ kind: "client-tools", client: info.name, added, removed, changed });
+    this.#emit({
+      kind: "client-tools",
+      client: info.name,
+      added,
+      removed,
+      changed,
+    });
   }
 
   removeClient(name: string): void {
@@ -145,7 +169,11 @@ export class AggregatedToolRegistry implements ToolRegistry {
     return isVisible(entry, filter);
   }
 
-  call(entry: ToolEntry, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallToolResult> {
+  call(
+    entry: ToolEntry,
+    args: Record<string, unknown>,
+    options: CallOptions = {},
+  ): Promise<CallToolResult> {
     return this.#invoke(entry, args, options);
   }
 

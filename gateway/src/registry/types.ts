@@ -44,7 +44,13 @@ export interface ToolFilter {
 }
 
 export type RegistryChange =
-  | { readonly kind: "client-tools"; readonly client: string; readonly added: readonly string[]; readonly removed: readonly string[]; readonly changed: readonly string[] }
+  | {
+      readonly kind: "client-tools";
+      readonly client: string;
+      readonly added: readonly string[];
+      readonly removed: readonly string[];
+      readonly changed: readonly string[];
+    }
   | { readonly kind: "client-removed"; readonly client: string };
 
 export interface CallOptions {
@@ -72,7 +78,11 @@ export interface ToolRegistry {
    * Call a tool by entry. Resolves with the upstream result unchanged; a timeout or transport
    * failure resolves with an `isError: true` result naming the client and the failure, never hangs.
    */
-  call(entry: ToolEntry, args: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult>;
+  call(
+    entry: ToolEntry,
+    args: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<CallToolResult>;
   /** Subscribe to changes; returns the unsubscribe function. */
   onChange(listener: (change: RegistryChange) => void): () => void;
 }

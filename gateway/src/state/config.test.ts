@@ -21,18 +21,31 @@ describe("pod identity", () => {
 
 describe("Redis URL", () => {
   it("prefers state.redis_url over TOOLGATE_REDIS_URL and selects memory without either", () => {
-    expect(configuredRedisUrl({ redis_url: "redis://a:6379" }, { TOOLGATE_REDIS_URL: "redis://b:6379" })).toBe("redis://a:6379");
-    expect(configuredRedisUrl({}, { TOOLGATE_REDIS_URL: "redis://b:6379" })).toBe("redis://b:6379");
+    expect(
+      configuredRedisUrl(
+        { redis_url: "redis://a:6379" },
+        { TOOLGATE_REDIS_URL: "redis://b:6379" },
+      ),
+    ).toBe("redis://a:6379");
+    expect(
+      configuredRedisUrl({}, { TOOLGATE_REDIS_URL: "redis://b:6379" }),
+    ).toBe("redis://b:6379");
     expect(configuredRedisUrl({}, { TOOLGATE_REDIS_URL: "" })).toBeUndefined();
   });
 
   it("keeps credentials out of the display form", () => {
-    expect(redisTarget("rediss://user:s3cret@redis.example:6380/2").display).toBe("rediss://redis.example:6380/2");
-    expect(redisTarget("redis://:s3cret@127.0.0.1:6379").display).toBe("redis://127.0.0.1:6379");
+    expect(
+      redisTarget("rediss://user:s3cret@redis.example:6380/2").display,
+    ).toBe("rediss://redis.example:6380/2");
+    expect(redisTarget("redis://:s3cret@127.0.0.1:6379").display).toBe(
+      "redis://127.0.0.1:6379",
+    );
   });
 
   it("parses a Sentinel URL into sentinels, primary name, credentials and options", () => {
-    const t = redisTarget("redis+sentinel://:p%40ss@s1:26379,s2:26380/mymaster/3?sentinelPassword=sp&tls=true");
+    const t = redisTarget(
+      "redis+sentinel://:p%40ss@s1:26379,s2:26380/mymaster/3?sentinelPassword=sp&tls=true",
+    );
     expect(t.url).toBeUndefined();
     expect(t.options).toEqual({
       sentinels: [

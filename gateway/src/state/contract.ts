@@ -13,7 +13,10 @@ export interface StoreHarness {
   /** A store on the shared backend; the same namespace twice = two pods of one fleet. */
   open(namespace: string): StateStore;
   /** Raw access to full (namespaced) keys, to inspect and plant stored text. */
-  readonly raw: { get(fullKey: string): Promise<string | undefined>; put(fullKey: string, text: string): Promise<void> };
+  readonly raw: {
+    get(fullKey: string): Promise<string | undefined>;
+    put(fullKey: string, text: string): Promise<void>;
+  };
   /** Memory runs on fake timers; Redis needs real (short) waits for its TTLs. */
   readonly fakeTimers: boolean;
   /** Removes every key of the namespace (never FLUSHALL: the Redis may be shared). */
@@ -23,7 +26,10 @@ export interface StoreHarness {
 let seq = 0;
 const runId = `${process.pid}-${Date.now().toString(36)}`;
 
-const later = (): { promise: Promise<unknown>; resolve: (v: unknown) => void } => {
+const later = (): {
+  promise: Promise<unknown>;
+  resolve: (v: unknown) => void;
+} => {
   let resolve!: (v: unknown) => void;
   const promise = new Promise<unknown>((r) => (resolve = r));
   return { promise, resolve };
@@ -62,9 +68,17 @@ export function describeStateStore(name: string, harness: StoreHarness): void {
     describe("values", () => {
       it("returns what was set with revision 1, and bumps the revision on every write", async () => {
         expect(await a.set("kv:x", { n: 1, s: "ü" })).toBe(1);
-        expect(await b.get("kv:x")).toEqual({ key: "kv:x", value: { n: 1, s: "ü" }, rev: 1 });
+        expect(await b.get("kv:x")).toEqual({
+          key: "kv:x",
+          value: { n: 1, s: "ü" },
+          rev: 1,
+        });
         expect(await b.set("kv:x", [1, 2])).toBe(2);
-        expect(await a.get("kv:x")).toEqual({ key: "kv:x", value: [1, 2], rev: 2 });
+        expect(await a.get("kv:x")).toEqual({
+          key: "kv:x",
+          value: [1, 2],
+          rev: 2,
+        });
       });
 
       it("returns undefined for a key that was never set or was deleted", async () => {
@@ -77,22 +91,32 @@ export function describeStateStore(name: string, harness: StoreHarness): void {
 
       it("stores the versioned envelope under the namespaced key", async () => {
         await a.set("kv:env", { ok: true });
-        expect(await harness.raw.get(`${ns}:kv:env`)).toBe('{"v":1,"rev":1,"data":{"ok":true}}');
+        expect(await harness.raw.get(`${ns}:kv:env`)).toBe(
+          '{"v":1,"rev":1,"data":{"ok":true}}',
+        );
       });
 
       it("rejects a value of an unknown envelope version with a message naming the key", async () => {
         await harness.raw.put(`${ns}:kv:future`, '{"v":2,"rev":1,"data":{}}');
-        await expect(a.get("kv:future")).rejects.toMatchObject({ code: "TG_ERR_STATE_FORMAT" });
+        await expect(a.get("kv:future")).rejects.toMatchObject({
+          code: "TG_ERR_STATE_FORMAT",
+        });
         await expect(a.get("kv:future")).rejects.toThrow(`${ns}:kv:future`);
         await expect(a.get("kv:future")).rejects.toThrow(/format v2/);
         await harness.raw.put(`${ns}:kv:junk`, "not json");
-        await expect(a.get("kv:junk")).rejects.toMatchObject({ code: "TG_ERR_STATE_FORMAT" });
+        await expect(a.get("kv:junk")).rejects.toMatchObject({
+          code: "TG_ERR_STATE_FORMAT",
+        });
       });
 
       it("validates a read value against a schema when one is given", async () => {
         await a.set("kv:shape", { n: "one" });
-        await expect(a.get("kv:shape", z.object({ n: z.number() }))).rejects.toMatchObject({ code: "TG_ERR_STATE_FORMAT" });
-        expect((await a.get("kv:shape", z.object({ n: z.string() })))?.value.n).toBe("one");
+        await expect(
+          a.get("kv:shape", z.object({ n: z.number() })),
+        ).rejects.toMatchObject({ code: "TG_ERR_STATE_FORMAT" });
+        expect(
+          (await a.get("kv:shape", z.object({ n: z.string() })))?.value.n,
+        ).toBe("one");
       });
 
       it("refuses to store undefined", async () => {
@@ -126,27 +150,46 @@ export function describeStateStore(name: string, harness: StoreHarness): void {
         await a.set("ttl:list:a", 1, { ttlMs: 100 });
         await a.set("ttl:list:b", 2);
         await elapse(250);
-        expect((await a.list("ttl:list:")).map((e) => e.key)).toEqual(["ttl:list:b"]);
+        expect((await a.list("ttl:list:")).map((e) => e.key)).toEqual([
+          "ttl:list:b",
+        ]);
       });
     });
 
     describe("compare-and-set", () => {
       it("creates only when absent with expected revision 0", async () => {
-        expect(await a.compareAndSet("cas:new", 0, "first")).toEqual({ ok: true, rev: 1 });
+        expect(await a.compareAndSet("cas:new", 0, "first")).toEqual({
+          ok: true,
+          rev: 1,
+        });
         const second = await b.compareAndSet("cas:new", 0, "second");
-        expect(second).toEqual({ ok: false, current: { key: "cas:new", value: "first", rev: 1 } });
+        expect(second).toEqual({
+          ok: false,
+          current: { key: "cas:new", value: "first", rev: 1 },
+        });
       });
 
       it("writes only when the revision matches", async () => {
         const rev = await a.set("cas:x", 1);
-        expect(await b.compareAndSet("cas:x", rev + 1, 2)).toMatchObject({ ok: false });
-        expect(await b.compareAndSet("cas:x", rev, 2, { ttlMs: 60_000 })).toEqual({ ok: true, rev: rev + 1 });
-        expect(await a.compareAndSet("cas:x", rev, 3)).toMatchObject({ ok: false, current: { value: 2, rev: rev + 1 } });
+        expect(await b.compareAndSet("cas:x", rev + 1, 2)).toMatchObject({
+          ok: false,
+        });
+        expect(
+          await b.compareAndSet("cas:x", rev, 2, { ttlMs: 60_000 }),
+        ).toEqual({ ok: true, rev: rev + 1 });
+        expect(await a.compareAndSet("cas:x", rev, 3)).toMatchObject({
+          ok: false,
+          current: { value: 2, rev: rev + 1 },
+        });
       });
 
       it("lets exactly one of many concurrent writers with the same revision win", async () => {
         const rev = await a.set("cas:race", "start");
-        const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).compareAndSet("cas:race", rev, `w${i}`)));
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            (i % 2 ? a : b).compareAndSet("cas:race", rev, `w${i}`),
+          ),
+        );
         expect(results.filter((r) => r.ok)).toHaveLength(1);
       });
 
@@ -155,24 +198,45 @@ export function describeStateStore(name: string, harness: StoreHarness): void {
         const add = async (s: StateStore): Promise<void> => {
           for (;;) {
             const cur = await s.get("cas:sum", z.number());
-            if ((await s.compareAndSet("cas:sum", cur?.rev ?? 0, (cur?.value ?? 0) + 1)).ok) return;
+            if (
+              (
+                await s.compareAndSet(
+                  "cas:sum",
+                  cur?.rev ?? 0,
+                  (cur?.value ?? 0) + 1,
+                )
+              ).ok
+            )
+              return;
           }
         };
-        await Promise.all(Array.from({ length: 16 }, (_, i) => add(i % 2 ? a : b)));
+        await Promise.all(
+          Array.from({ length: 16 }, (_, i) => add(i % 2 ? a : b)),
+        );
         expect((await a.get("cas:sum"))?.value).toBe(16);
       });
 
       it("hands a single-use value to exactly one taker", async () => {
         await a.set("take:x", { state: "s1" }, { ttlMs: 60_000 });
-        const taken = await Promise.all([a.take("take:x"), b.take("take:x"), a.take("take:x")]);
-        expect(taken.filter((t) => t !== undefined)).toEqual([{ key: "take:x", value: { state: "s1" }, rev: 1 }]);
+        const taken = await Promise.all([
+          a.take("take:x"),
+          b.take("take:x"),
+          a.take("take:x"),
+        ]);
+        expect(taken.filter((t) => t !== undefined)).toEqual([
+          { key: "take:x", value: { state: "s1" }, rev: 1 },
+        ]);
         expect(await a.get("take:x")).toBeUndefined();
       });
     });
 
     describe("counters", () => {
       it("counts every concurrent increment from several pods", async () => {
-        await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).increment("count:x")));
+        await Promise.all(
+          Array.from({ length: 50 }, (_, i) =>
+            (i % 2 ? a : b).increment("count:x"),
+          ),
+        );
         expect(await a.counter("count:x")).toBe(50);
         expect(await b.increment("count:x", 5)).toBe(55);
         expect(await b.increment("count:x", -10)).toBe(45);
@@ -222,9 +286,16 @@ export function describeStateStore(name: string, harness: StoreHarness): void {
       });
 
       it("waits for a held lock when asked to, and gets it once it is released", async () => {
-        const held = await a.lock("refresh:w", { ttlMs: 10_000, owner: "pod-a:1" });
+        const held = await a.lock("refresh:w", {
+          ttlMs: 10_000,
+          owner: "pod-a:1",
+        });
         expect(held?.owner).toBe("pod-a:1");
-        const waiting = b.lock("refresh:w", { ttlMs: 10_000, waitMs: 5_000, retryMs: 20 });
+        const waiting = b.lock("refresh:w", {
+          ttlMs: 10_000,
+          waitMs: 5_000,
+          retryMs: 20,
+        });
         await elapse(60);
         await held?.release();
         await elapse(60);
@@ -303,9 +374,16 @@ export function describeStateStore(name: string, harness: StoreHarness): void {
 
       it("skips values of an unknown format instead of failing the whole listing", async () => {
         await a.set("mixed:ok", 1);
-        await harness.raw.put(`${ns}:mixed:future`, '{"v":2,"rev":1,"data":{}}');
-        expect((await a.list("mixed:")).map((r) => r.key)).toEqual(["mixed:ok"]);
-        expect((await a.list("mixed:", z.string())).map((r) => r.key)).toEqual([]);
+        await harness.raw.put(
+          `${ns}:mixed:future`,
+          '{"v":2,"rev":1,"data":{}}',
+        );
+        expect((await a.list("mixed:")).map((r) => r.key)).toEqual([
+          "mixed:ok",
+        ]);
+        expect((await a.list("mixed:", z.string())).map((r) => r.key)).toEqual(
+          [],
+        );
       });
 
       it("treats glob characters in a prefix literally", async () => {
@@ -315,7 +393,9 @@ export function describeStateStore(name: string, harness: StoreHarness): void {
       });
 
       it("lists many keys across SCAN pages", async () => {
-        await Promise.all(Array.from({ length: 600 }, (_, i) => a.set(`many:${i}`, i)));
+        await Promise.all(
+          Array.from({ length: 600 }, (_, i) => a.set(`many:${i}`, i)),
+        );
         const rows = await b.list("many:", z.number());
         expect(rows).toHaveLength(600);
         expect(new Set(rows.map((r) => r.value)).size).toBe(600);
@@ -327,8 +407,12 @@ export function describeStateStore(name: string, harness: StoreHarness): void {
         await expect(a.ping()).resolves.toBeUndefined();
         const c = open();
         await c.close();
-        await expect(c.ping()).rejects.toMatchObject({ code: "TG_ERR_STATE_UNAVAILABLE" });
-        await expect(c.get("kv:x")).rejects.toMatchObject({ code: "TG_ERR_STATE_UNAVAILABLE" });
+        await expect(c.ping()).rejects.toMatchObject({
+          code: "TG_ERR_STATE_UNAVAILABLE",
+        });
+        await expect(c.get("kv:x")).rejects.toMatchObject({
+          code: "TG_ERR_STATE_UNAVAILABLE",
+        });
       });
 
       it("counts the operations it sends to the backend", async () => {

@@ -33,7 +33,10 @@ export interface StateStoreOptions {
 }
 
 /** The configured Redis URL: `state.redis_url` first, then TOOLGATE_REDIS_URL; undefined selects memory. */
-export function configuredRedisUrl(stateSection: { readonly redis_url?: string | undefined }, env: Readonly<Record<string, string | undefined>>): string | undefined {
+export function configuredRedisUrl(
+  stateSection: { readonly redis_url?: string | undefined },
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
   return stateSection.redis_url ?? (env.TOOLGATE_REDIS_URL || undefined);
 }
 
@@ -42,9 +45,24 @@ export function createStateStore(options: StateStoreOptions): StateStore {
   const podId = options.podId ?? resolvePodId();
   const logger = options.logger.child({ component: "state" });
   if (options.redisUrl === undefined) {
-    return new EnvelopeStore({ backend: new MemoryBackend(options.memoryHub), namespace, logger, podId });
+    return new EnvelopeStore({
+      backend: new MemoryBackend(options.memoryHub),
+      namespace,
+      logger,
+      podId,
+    });
   }
-  const target = redisTarget(resolveSecret(options.redisUrl, options.secrets ?? processSecretSource()));
-  logger.info({ redis: target.display, namespace, podId }, "state store: Redis");
-  return new EnvelopeStore({ backend: new RedisBackend(target, logger, `toolgate:${podId}`), namespace, logger, podId });
+  const target = redisTarget(
+    resolveSecret(options.redisUrl, options.secrets ?? processSecretSource()),
+  );
+  logger.info(
+    { redis: target.display, namespace, podId },
+    "state store: Redis",
+  );
+  return new EnvelopeStore({
+    backend: new RedisBackend(target, logger, `toolgate:${podId}`),
+    namespace,
+    logger,
+    podId,
+  });
 }

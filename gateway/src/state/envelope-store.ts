@@ -9,8 +9,24 @@ import type { Logger } from "pino";
 import type { z } from "zod";
 
 import { GatewayError } from "../errors.js";
-import { decodeMessage, decodeStored, encodeMessage, toJson } from "./envelope.js";
-import type { Backend, CasResult, Entry, Lock, LockOptions, MessageHandler, SetOptions, StateStore, StateStoreStats, Unsubscribe } from "./types.js";
+import {
+  decodeMessage,
+  decodeStored,
+  encodeMessage,
+  toJson,
+} from "./envelope.js";
+import type {
+  Backend,
+  CasResult,
+  Entry,
+  Lock,
+  LockOptions,
+  MessageHandler,
+  SetOptions,
+  StateStore,
+  StateStoreStats,
+  Unsubscribe,
+} from "./types.js";
 
 export interface EnvelopeStoreOptions {
   readonly backend: Backend;
@@ -21,11 +37,15 @@ export interface EnvelopeStoreOptions {
 }
 
 // The global timer (not node:timers/promises), so fake timers in tests drive lock waits too.
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, ms));
 
 function checkTtl(ttlMs: number | undefined): number | undefined {
   if (ttlMs === undefined) return undefined;
-  if (!Number.isFinite(ttlMs) || ttlMs < 1) throw new RangeError(`ttlMs must be a positive number of milliseconds, got ${ttlMs}`);
+  if (!Number.isFinite(ttlMs) || ttlMs < 1)
+    throw new RangeError(
+      `ttlMs must be a positive number of milliseconds, got ${ttlMs}`,
+    );
   return Math.ceil(ttlMs);
 }
 
@@ -40,7 +60,9 @@ export class EnvelopeStore implements StateStore {
 
   constructor(options: EnvelopeStoreOptions) {
     if (!/^[A-Za-z0-9_.-]+$/.test(options.namespace)) {
-      throw new RangeError(`state namespace "${options.namespace}" may use letters, digits, '.', '_' and '-' only`);
+      throw new RangeError(
+        `state namespace "${options.namespace}" may use letters, digits, '.', '_' and '-' only`,
+      );
     }
     this.raw = options.backend;
     this.backend = options.backend.kind;
@@ -61,35 +83,70 @@ export class EnvelopeStore implements StateStore {
     if (!schema) return { key, rev, value: data as T };
     const parsed = schema.safeParse(data);
     if (!parsed.success) {
-      throw new GatewayError("TG_ERR_STATE_FORMAT", `state key "${this.full(key)}" holds a value of the wrong shape: ${parsed.error.message}`, {
-        key: this.full(key),
-      });
+      throw new GatewayError(
+        "TG_ERR_STATE_FORMAT",
+        `state key "${this.full(key)}" holds a value of the wrong shape: ${parsed.error.message}`,
+        {
+          key: this.full(key),
+        },
+      );
     }
     return { key, rev, value: parsed.data };
   }
 
-  async get<T>(key: string, schema?: z.ZodType<T>): Promise<Entry<T> | undefined> {
+  async get<T>(
+    key: string,
+    schema?: z.ZodType<T>,
+  ): Promise<Entry<T> | undefined> {
     const text = await this.raw.get(this.full(key));
     return text === undefined ? undefined : this.entry(key, text, schema);
   }
 
-  async set(key: string, value: unknown, options: SetOptions = {}): Promise<number> {
-    const r = await this.raw.write(this.full(key), toJson(value), checkTtl(options.ttlMs), undefined);
+  async set(
+    key: string,
+    value: unknown,
+    options: SetOptions = {},
+  ): Promise<number> {
+    const r = await this.raw.write(
+      this.full(key),
+      toJson(value),
+      checkTtl(options.ttlMs),
+      undefined,
+    );
     return r.rev;
   }
 
-  async compareAndSet(key: string, expectedRev: number, value: unknown, options: SetOptions = {}): Promise<CasResult> {
-    if (!Number.isInteger(expectedRev) || expectedRev < 0) throw new RangeError(`expectedRev must be an integer >= 0, got ${expectedRev}`);
-    const r = await this.raw.write(this.full(key), toJson(value), checkTtl(options.ttlMs), expectedRev);
+  async compareAndSet(
+    key: string,
+    expectedRev: number,
+    value: unknown,
+    options: SetOptions = {},
+  ): Promise<CasResult> {
+    if (!Number.isInteger(expectedRev) || expectedRev < 0)
+      throw new RangeError(
+        `expectedRev must be an integer >= 0, got ${expectedRev}`,
+      );
+    const r = await this.raw.write(
+      this.full(key),
+      toJson(value),
+      checkTtl(options.ttlMs),
+      expectedRev,
+    );
     if (r.ok) return { ok: true, rev: r.rev };
-    return { ok: false, current: r.current === undefined ? undefined : this.entry(key, r.current) };
+    return {
+      ok: false,
+      current: r.current === undefined ? undefined : this.entry(key, r.current),
+    };
   }
 
   async delete(key: string): Promise<boolean> {
     return await this.raw.del(this.full(key));
   }
 
-  async take<T>(key: string, schema?: z.ZodType<T>): Promise<Entry<T> | undefined> {
+  async take<T>(
+    key: string,
+    schema?: z.ZodType<T>,
+  ): Promise<Entry<T> | undefined> {
     const text = await this.raw.take(this.full(key));
     return text === undefined ? undefined : this.entry(key, text, schema);
   }
@@ -102,14 +159,22 @@ export class EnvelopeStore implements StateStore {
         out.push(this.entry(full.slice(this.prefix.length), text, schema));
       } catch (e) {
         // One value written by a newer gateway (rolling upgrade) or damaged must not hide all the others.
-        this.logger.warn({ err: e, key: full }, "state: skipping a value of an unsupported format in a listing");
+        this.logger.warn(
+          { err: e, key: full },
+          "state: skipping a value of an unsupported format in a listing",
+        );
       }
     }
     return out;
   }
 
-  async increment(key: string, by = 1, options: SetOptions = {}): Promise<number> {
-    if (!Number.isSafeInteger(by)) throw new RangeError(`increment must be an integer, got ${by}`);
+  async increment(
+    key: string,
+    by = 1,
+    options: SetOptions = {},
+  ): Promise<number> {
+    if (!Number.isSafeInteger(by))
+      throw new RangeError(`increment must be an integer, got ${by}`);
     return await this.raw.incr(this.full(key), by, checkTtl(options.ttlMs));
   }
 
@@ -118,7 +183,12 @@ export class EnvelopeStore implements StateStore {
     const text = await this.raw.get(this.full(key));
     if (text === undefined) return 0;
     const n = Number(text);
-    if (!Number.isSafeInteger(n)) throw new GatewayError("TG_ERR_STATE_FORMAT", `state key "${this.full(key)}" is not a counter`, { key: this.full(key) });
+    if (!Number.isSafeInteger(n))
+      throw new GatewayError(
+        "TG_ERR_STATE_FORMAT",
+        `state key "${this.full(key)}" is not a counter`,
+        { key: this.full(key) },
+      );
     return n;
   }
 
@@ -128,9 +198,12 @@ export class EnvelopeStore implements StateStore {
     const owner = options.owner ?? `${this.podId}:${randomUUID()}`;
     const deadline = Date.now() + (options.waitMs ?? 0);
     for (;;) {
-      if (await this.raw.lockAcquire(key, owner, ttlMs)) return this.held(key, owner);
+      if (await this.raw.lockAcquire(key, owner, ttlMs))
+        return this.held(key, owner);
       if (Date.now() >= deadline) return undefined;
-      await sleep(Math.min(options.retryMs ?? 50, Math.max(1, deadline - Date.now())));
+      await sleep(
+        Math.min(options.retryMs ?? 50, Math.max(1, deadline - Date.now())),
+      );
     }
   }
 
@@ -139,7 +212,8 @@ export class EnvelopeStore implements StateStore {
       key: key.slice(this.prefix.length),
       owner,
       release: async () => await this.raw.lockRelease(key, owner),
-      extend: async (ttlMs: number) => await this.raw.lockExtend(key, owner, checkTtl(ttlMs) ?? 1),
+      extend: async (ttlMs: number) =>
+        await this.raw.lockExtend(key, owner, checkTtl(ttlMs) ?? 1),
     };
   }
 
@@ -147,7 +221,10 @@ export class EnvelopeStore implements StateStore {
     await this.raw.publish(this.full(channel), encodeMessage(message));
   }
 
-  async subscribe(channel: string, handler: MessageHandler): Promise<Unsubscribe> {
+  async subscribe(
+    channel: string,
+    handler: MessageHandler,
+  ): Promise<Unsubscribe> {
     const full = this.full(channel);
     let set = this.handlers.get(full);
     if (!set) {
@@ -162,7 +239,10 @@ export class EnvelopeStore implements StateStore {
         await this.raw.subscribe(full);
       } catch (e) {
         // The backend keeps the channel and subscribes when it is back (see RedisBackend).
-        this.logger.warn({ err: e, channel: full }, "state store unreachable; the subscription becomes active when it returns");
+        this.logger.warn(
+          { err: e, channel: full },
+          "state store unreachable; the subscription becomes active when it returns",
+        );
       }
     }
     return async () => {

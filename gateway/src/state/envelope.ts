@@ -33,17 +33,27 @@ function formatError(key: string, why: string): GatewayError {
 }
 
 /** Decodes a stored text; throws TG_ERR_STATE_FORMAT naming the key for anything else. */
-export function decodeStored(key: string, text: string): { rev: number; data: unknown } {
+export function decodeStored(
+  key: string,
+  text: string,
+): { rev: number; data: unknown } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     throw formatError(key, "does not hold JSON");
   }
-  if (typeof parsed !== "object" || parsed === null || !("v" in parsed)) throw formatError(key, "holds JSON without a version envelope");
-  const { v, rev, data } = parsed as { v: unknown; rev?: unknown; data?: unknown };
-  if (v !== ENVELOPE_VERSION) throw formatError(key, `holds envelope format v${JSON.stringify(v)}`);
-  if (typeof rev !== "number" || !Number.isInteger(rev) || rev < 1) throw formatError(key, "has no valid revision");
+  if (typeof parsed !== "object" || parsed === null || !("v" in parsed))
+    throw formatError(key, "holds JSON without a version envelope");
+  const { v, rev, data } = parsed as {
+    v: unknown;
+    rev?: unknown;
+    data?: unknown;
+  };
+  if (v !== ENVELOPE_VERSION)
+    throw formatError(key, `holds envelope format v${JSON.stringify(v)}`);
+  if (typeof rev !== "number" || !Number.isInteger(rev) || rev < 1)
+    throw formatError(key, "has no valid revision");
   return { rev, data };
 }
 
@@ -53,13 +63,22 @@ export function encodeMessage(data: unknown): string {
 }
 
 /** The data of a message, or an Error saying why it was dropped (a handler cannot throw to the publisher). */
-export function decodeMessage(channel: string, payload: string): { data: unknown } | Error {
+export function decodeMessage(
+  channel: string,
+  payload: string,
+): { data: unknown } | Error {
   try {
     const parsed = JSON.parse(payload) as unknown;
-    if (typeof parsed === "object" && parsed !== null && (parsed as { v?: unknown }).v === ENVELOPE_VERSION) {
+    if (
+      typeof parsed === "object" &&
+      parsed !== null &&
+      (parsed as { v?: unknown }).v === ENVELOPE_VERSION
+    ) {
       return { data: (parsed as { data?: unknown }).data };
     }
-    return new Error(`message on "${channel}" is not envelope format v${ENVELOPE_VERSION}; dropped`);
+    return new Error(
+      `message on "${channel}" is not envelope format v${ENVELOPE_VERSION}; dropped`,
+    );
   } catch {
     return new Error(`message on "${channel}" is not JSON; dropped`);
   }
@@ -68,6 +87,9 @@ export function decodeMessage(channel: string, payload: string): { data: unknown
 /** JSON text of a value; `undefined` (not representable) is refused rather than stored as nothing. */
 export function toJson(value: unknown): string {
   const text = JSON.stringify(value);
-  if (text === undefined) throw new TypeError("the state store stores JSON values; undefined, functions and symbols cannot be stored");
+  if (text === undefined)
+    throw new TypeError(
+      "the state store stores JSON values; undefined, functions and symbols cannot be stored",
+    );
   return text;
 }

@@ -25,8 +25,14 @@ describe.each(fleets)("cluster events (%s store)", (_kind, makeFleet) => {
 
   it("fans a tools-changed event out to every pod, flagging the publisher's own copy as local", async () => {
     fleet = makeFleet();
-    const [a, b, c] = [await pod("pod-a"), await pod("pod-b"), await pod("pod-c")];
-    const seen = [a, b, c].map((s) => new Promise((resolve) => s.onToolsChanged(resolve)));
+    const [a, b, c] = [
+      await pod("pod-a"),
+      await pod("pod-b"),
+      await pod("pod-c"),
+    ];
+    const seen = [a, b, c].map(
+      (s) => new Promise((resolve) => s.onToolsChanged(resolve)),
+    );
     await a.publishToolsChanged("github");
     expect(await Promise.all(seen)).toEqual([
       { client: "github", podId: "pod-a", local: true },
@@ -40,7 +46,9 @@ describe.each(fleets)("cluster events (%s store)", (_kind, makeFleet) => {
     const [a, b] = [await pod("pod-a"), await pod("pod-b")];
     const removed: string[] = [];
     const off = b.onToolsChanged((e) => removed.push(e.client));
-    const kept = new Promise((resolve) => b.onToolsChanged((e) => e.client === "second" && resolve(e.client)));
+    const kept = new Promise((resolve) =>
+      b.onToolsChanged((e) => e.client === "second" && resolve(e.client)),
+    );
     off();
     await a.publishToolsChanged("first");
     await a.publishToolsChanged("second");

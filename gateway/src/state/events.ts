@@ -17,7 +17,9 @@ export interface ClusterEventsOptions {
   readonly logger: Logger;
 }
 
-export type ToolsChangedListener = (event: ToolsChangedEvent & { readonly local: boolean }) => void;
+export type ToolsChangedListener = (
+  event: ToolsChangedEvent & { readonly local: boolean },
+) => void;
 
 export interface ClusterEvents {
   start(): Promise<void>;
@@ -27,7 +29,9 @@ export interface ClusterEvents {
   close(): Promise<void>;
 }
 
-export function createClusterEvents(options: ClusterEventsOptions): ClusterEvents {
+export function createClusterEvents(
+  options: ClusterEventsOptions,
+): ClusterEvents {
   const { store, podId } = options;
   const logger = options.logger.child({ component: "cluster-events" });
   const listeners = new Set<ToolsChangedListener>();
@@ -36,7 +40,10 @@ export function createClusterEvents(options: ClusterEventsOptions): ClusterEvent
   const onMessage = (message: unknown): void => {
     const event = ToolsChangedSchema.safeParse(message);
     if (!event.success) {
-      logger.warn({ issues: event.error.issues }, "ignoring a malformed tools-changed event");
+      logger.warn(
+        { issues: event.error.issues },
+        "ignoring a malformed tools-changed event",
+      );
       return;
     }
     const delivered = { ...event.data, local: event.data.podId === podId };
@@ -44,7 +51,10 @@ export function createClusterEvents(options: ClusterEventsOptions): ClusterEvent
       try {
         l(delivered);
       } catch (e) {
-        logger.error({ err: e, client: event.data.client }, "tools-changed listener threw");
+        logger.error(
+          { err: e, client: event.data.client },
+          "tools-changed listener threw",
+        );
       }
     }
   };
@@ -62,7 +72,9 @@ export function createClusterEvents(options: ClusterEventsOptions): ClusterEvent
     },
     async close() {
       listeners.clear();
-      await unsubscribe?.().catch((e: unknown) => logger.debug({ err: e }, "unsubscribe failed while closing"));
+      await unsubscribe?.().catch((e: unknown) =>
+        logger.debug({ err: e }, "unsubscribe failed while closing"),
+      );
     },
   };
 }

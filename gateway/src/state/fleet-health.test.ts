@@ -10,14 +10,32 @@ import { fleets } from "./testing.js";
 
 const logger = pino({ level: "silent" });
 const since = "2026-01-01T00:00:00.000Z";
-const ok = (client: string, tools: string[] = ["echo"]): ClientHealthInput => ({ client, state: "connected", consecutiveFailures: 0, tools, since });
-const failed = (client: string, error = "ECONNREFUSED"): ClientHealthInput => ({ client, state: "error", consecutiveFailures: 1, tools: [], since, lastError: error });
+const ok = (client: string, tools: string[] = ["echo"]): ClientHealthInput => ({
+  client,
+  state: "connected",
+  consecutiveFailures: 0,
+  tools,
+  since,
+});
+const failed = (client: string, error = "ECONNREFUSED"): ClientHealthInput => ({
+  client,
+  state: "error",
+  consecutiveFailures: 1,
+  tools: [],
+  since,
+  lastError: error,
+});
 
 describe.each(fleets)("fleet health (%s store)", (_kind, makeFleet) => {
   let fleet: TestFleet;
   const services: FleetHealth[] = [];
   const pod = async (podId: string, ttlMs = 60_000): Promise<FleetHealth> => {
-    const s = createFleetHealth({ store: fleet.open(podId), podId, logger, ttlMs });
+    const s = createFleetHealth({
+      store: fleet.open(podId),
+      podId,
+      logger,
+      ttlMs,
+    });
     services.push(s);
     await s.start();
     return s;
@@ -40,11 +58,20 @@ describe.each(fleets)("fleet health (%s store)", (_kind, makeFleet) => {
       ["jira", "connected"],
     ]);
     const github = await b.client("github");
-    expect(github.pods.map((p) => [p.pod, p.state, p.toolCount, p.lastError])).toEqual([
+    expect(
+      github.pods.map((p) => [p.pod, p.state, p.toolCount, p.lastError]),
+    ).toEqual([
       ["pod-a", "connected", 2, undefined],
       ["pod-b", "error", 0, "timeout"],
     ]);
-    expect(github.summary).toEqual({ state: "degraded", pods: 2, connected: 1, failing: 1, toolCount: 2, lastError: "timeout" });
+    expect(github.summary).toEqual({
+      state: "degraded",
+      pods: 2,
+      connected: 1,
+      failing: 1,
+      toolCount: 2,
+      lastError: "timeout",
+    });
   });
 
   it("keeps a live pod's report beyond its TTL and drops it once the pod stops", async () => {
@@ -59,7 +86,9 @@ describe.each(fleets)("fleet health (%s store)", (_kind, makeFleet) => {
     expect((await b.client("github")).summary.pods).toBe(2);
     await a.close();
     await new Promise((r) => setTimeout(r, 600));
-    expect((await b.client("github")).pods.map((p) => p.pod)).toEqual(["pod-b"]);
+    expect((await b.client("github")).pods.map((p) => p.pod)).toEqual([
+      "pod-b",
+    ]);
   });
 
   it("removes this pod's report on forget", async () => {
@@ -96,11 +125,23 @@ describe.each(fleets)("fleet health (%s store)", (_kind, makeFleet) => {
     const a = await pod("pod-a");
     await a.report(failed("github", "401"));
     const raw = await fleet.open("reader").get(keys.health("github", "pod-a"));
-    expect(raw?.value).toMatchObject({ client: "github", pod: "pod-a", state: "error", consecutiveFailures: 1, toolCount: 0, tools: [], lastError: "401" });
+    expect(raw?.value).toMatchObject({
+      client: "github",
+      pod: "pod-a",
+      state: "error",
+      consecutiveFailures: 1,
+      toolCount: 0,
+      tools: [],
+      lastError: "401",
+    });
   });
 });
 
-const report = (pod: string, state: ClientHealthReport["state"], lastCheck = since): ClientHealthReport => ({
+const report = (
+  pod: string,
+  state: ClientHealthReport["state"],
+  lastCheck = since,
+): ClientHealthReport => ({
   client: "c",
   pod,
   state,
@@ -115,17 +156,35 @@ const report = (pod: string, state: ClientHealthReport["state"], lastCheck = sin
 describe("fleet summary", () => {
   it.each([
     ["no reports", [], "unknown"],
-    ["all connected", [report("a", "connected"), report("b", "connected")], "connected"],
-    ["some connected", [report("a", "connected"), report("b", "error")], "degraded"],
-    ["none connected, some failing", [report("a", "connecting"), report("b", "disconnected")], "down"],
+    [
+      "all connected",
+      [report("a", "connected"), report("b", "connected")],
+      "connected",
+    ],
+    [
+      "some connected",
+      [report("a", "connected"), report("b", "error")],
+      "degraded",
+    ],
+    [
+      "none connected, some failing",
+      [report("a", "connecting"), report("b", "disconnected")],
+      "down",
+    ],
     ["none connected, none failing", [report("a", "connecting")], "connecting"],
   ] as const)("calls a fleet with %s %s", (_what, reports, state) => {
     expect(summarize("c", reports).summary.state).toBe(state);
   });
 
   it("reports the most recent error among the failing pods", () => {
-    const older = { ...report("a", "error", "2026-01-01T00:00:01.000Z"), lastError: "old" };
-    const newer = { ...report("b", "error", "2026-01-01T00:00:02.000Z"), lastError: "new" };
+    const older = {
+      ...report("a", "error", "2026-01-01T00:00:01.000Z"),
+      lastError: "old",
+    };
+    const newer = {
+      ...report("b", "error", "2026-01-01T00:00:02.000Z"),
+      lastError: "new",
+    };
     expect(summarize("c", [older, newer]).summary.lastError).toBe("new");
   });
 });

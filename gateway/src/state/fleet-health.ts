@@ -38,7 +38,8 @@ export interface ClientHealthInput {
   readonly lastCheck?: string | undefined;
 }
 
-export type FleetState = "connected" | "degraded" | "connecting" | "down" | "unknown";
+export type FleetState =
+  "connected" | "degraded" | "connecting" | "down" | "unknown";
 
 export interface ClientFleetHealth {
   readonly client: string;
@@ -71,17 +72,25 @@ export interface FleetHealth {
   close(): Promise<void>;
 }
 
-const failing = (s: HealthState): boolean => s === "error" || s === "disconnected";
+const failing = (s: HealthState): boolean =>
+  s === "error" || s === "disconnected";
 
-export function summarize(client: string, reports: readonly ClientHealthReport[]): ClientFleetHealth {
-  const pods = [...reports].sort((x, y) => (x.pod < y.pod ? -1 : x.pod > y.pod ? 1 : 0));
+export function summarize(
+  client: string,
+  reports: readonly ClientHealthReport[],
+): ClientFleetHealth {
+  const pods = [...reports].sort((x, y) =>
+    x.pod < y.pod ? -1 : x.pod > y.pod ? 1 : 0,
+  );
   const connected = pods.filter((p) => p.state === "connected").length;
   const failed = pods.filter((p) => failing(p.state));
   let state: FleetState = "degraded";
   if (pods.length === 0) state = "unknown";
   else if (connected === pods.length) state = "connected";
   else if (connected === 0) state = failed.length > 0 ? "down" : "connecting";
-  const lastError = failed.filter((p) => p.lastError).sort((x, y) => (x.lastCheck < y.lastCheck ? 1 : -1))[0]?.lastError;
+  const lastError = failed
+    .filter((p) => p.lastError)
+    .sort((x, y) => (x.lastCheck < y.lastCheck ? 1 : -1))[0]?.lastError;
   const summary = {
     state,
     pods: pods.length,
@@ -93,7 +102,9 @@ export function summarize(client: string, reports: readonly ClientHealthReport[]
   return { client, pods, summary };
 }
 
-function group(reports: readonly ClientHealthReport[]): Map<string, ClientHealthReport[]> {
+function group(
+  reports: readonly ClientHealthReport[],
+): Map<string, ClientHealthReport[]> {
   const byClient = new Map<string, ClientHealthReport[]>();
   for (const r of reports) {
     const list = byClient.get(r.client) ?? [];
@@ -113,12 +124,17 @@ export function createFleetHealth(options: FleetHealthOptions): FleetHealth {
   let unsubscribe: Unsubscribe | undefined;
   let timer: NodeJS.Timeout | undefined;
 
-  const write = (report: ClientHealthReport): Promise<number> => store.set(keys.health(report.client, podId), report, { ttlMs });
+  const write = (report: ClientHealthReport): Promise<number> =>
+    store.set(keys.health(report.client, podId), report, { ttlMs });
 
   const refresh = (): void => {
     for (const report of latest.values()) {
-      write({ ...report, updatedAt: new Date().toISOString() }).catch((e: unknown) =>
-        logger.debug({ err: e, client: report.client }, "health refresh failed; retrying at the next refresh"),
+      write({ ...report, updatedAt: new Date().toISOString() }).catch(
+        (e: unknown) =>
+          logger.debug(
+            { err: e, client: report.client },
+            "health refresh failed; retrying at the next refresh",
+          ),
       );
     }
   };
@@ -130,7 +146,10 @@ export function createFleetHealth(options: FleetHealthOptions): FleetHealth {
       try {
         l(event.data.client, event.data.podId);
       } catch (e) {
-        logger.error({ err: e, client: event.data.client }, "recheck listener threw");
+        logger.error(
+          { err: e, client: event.data.client },
+          "recheck listener threw",
+        );
       }
     }
   };
@@ -162,7 +181,9 @@ export function createFleetHealth(options: FleetHealthOptions): FleetHealth {
         since: input.since,
         toolCount: input.tools.length,
         tools: [...input.tools],
-        ...(input.lastError === undefined ? {} : { lastError: input.lastError }),
+        ...(input.lastError === undefined
+          ? {}
+          : { lastError: input.lastError }),
         updatedAt: now,
       };
       const previous = lastState.get(input.client);
@@ -170,8 +191,16 @@ export function createFleetHealth(options: FleetHealthOptions): FleetHealth {
       latest.set(input.client, report);
       await write(report);
       // Only the turn to failing is news; a client that stays down is not re-announced every check.
-      if (failing(input.state) && (previous === undefined || !failing(previous))) {
-        await store.publish(channels.health, { client: input.client, podId, state: input.state, ...(input.lastError === undefined ? {} : { error: input.lastError }) });
+      if (
+        failing(input.state) &&
+        (previous === undefined || !failing(previous))
+      ) {
+        await store.publish(channels.health, {
+          client: input.client,
+          podId,
+          state: input.state,
+          ...(input.lastError === undefined ? {} : { error: input.lastError }),
+        });
       }
     },
     async forget(client) {
@@ -181,7 +210,9 @@ export function createFleetHealth(options: FleetHealthOptions): FleetHealth {
     },
     async fleet() {
       const byClient = group(await readAll(keys.healthPrefix));
-      return [...byClient.keys()].sort().map((c) => summarize(c, byClient.get(c) ?? []));
+      return [...byClient.keys()]
+        .sort()
+        .map((c) => summarize(c, byClient.get(c) ?? []));
     },
     async client(client) {
       return summarize(client, await readAll(keys.healthOfClient(client)));
@@ -194,7 +225,9 @@ export function createFleetHealth(options: FleetHealthOptions): FleetHealth {
       clearInterval(timer);
       latest.clear();
       listeners.clear();
-      await unsubscribe?.().catch((e: unknown) => logger.debug({ err: e }, "unsubscribe failed while closing"));
+      await unsubscribe?.().catch((e: unknown) =>
+        logger.debug({ err: e }, "unsubscribe failed while closing"),
+      );
     },
   };
 }

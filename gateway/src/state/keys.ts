@@ -38,7 +38,8 @@ import { SealedValue } from "./sealing.js";
 export const keys = {
   snapshot: (clientName: string): string => `snapshot:${clientName}`,
   snapshotPrefix: "snapshot:",
-  health: (clientName: string, podId: string): string => `health:${clientName}:${podId}`,
+  health: (clientName: string, podId: string): string =>
+    `health:${clientName}:${podId}`,
   /** All pods' reports of one client; the trailing colon keeps `api` from matching `api2`. */
   healthOfClient: (clientName: string): string => `health:${clientName}:`,
   healthPrefix: "health:",
@@ -72,7 +73,12 @@ export const ToolSnapshot = z.object({
 });
 export type ToolSnapshot = z.infer<typeof ToolSnapshot>;
 
-export const HealthState = z.enum(["connecting", "connected", "disconnected", "error"]);
+export const HealthState = z.enum([
+  "connecting",
+  "connected",
+  "disconnected",
+  "error",
+]);
 export type HealthState = z.infer<typeof HealthState>;
 
 export const ClientHealthReport = z.object({
@@ -103,8 +109,25 @@ export const RuntimeClientRecord = z.union([
 ]);
 export type RuntimeClientRecord = z.infer<typeof RuntimeClientRecord>;
 
-export const SnapshotEvent = z.object({ client: z.string(), hash: z.string(), podId: z.string(), removed: z.boolean().optional() });
-export const HealthEvent = z.object({ client: z.string(), podId: z.string(), state: HealthState, error: z.string().optional() });
-export const ClientsEvent = z.object({ op: z.enum(["upsert", "delete"]), id: z.string(), podId: z.string() });
-export const ToolsChangedEvent = z.object({ client: z.string(), podId: z.string() });
+export const SnapshotEvent = z.object({
+  client: z.string(),
+  hash: z.string(),
+  podId: z.string(),
+  removed: z.boolean().optional(),
+});
+export const HealthEvent = z.object({
+  client: z.string(),
+  podId: z.string(),
+  state: HealthState,
+  error: z.string().optional(),
+});
+export const ClientsEvent = z.object({
+  op: z.enum(["upsert", "delete"]),
+  id: z.string(),
+  podId: z.string(),
+});
+export const ToolsChangedEvent = z.object({
+  client: z.string(),
+  podId: z.string(),
+});
 export type ToolsChangedEvent = z.infer<typeof ToolsChangedEvent>;

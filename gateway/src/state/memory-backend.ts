@@ -33,13 +33,17 @@ export class MemoryHub {
   }
 
   put(key: string, text: string, ttlMs: number | undefined): void {
-    this.data.set(key, { text, expiresAt: ttlMs === undefined ? undefined : Date.now() + ttlMs });
+    this.data.set(key, {
+      text,
+      expiresAt: ttlMs === undefined ? undefined : Date.now() + ttlMs,
+    });
     if (++this.writes % SWEEP_EVERY === 0) this.sweep();
   }
 
   private sweep(): void {
     const now = Date.now();
-    for (const [k, s] of this.data) if (s.expiresAt !== undefined && s.expiresAt <= now) this.data.delete(k);
+    for (const [k, s] of this.data)
+      if (s.expiresAt !== undefined && s.expiresAt <= now) this.data.delete(k);
   }
 }
 
@@ -48,12 +52,17 @@ export class MemoryBackend implements Backend {
   private count = 0;
   private closed = false;
   private readonly subscribed = new Set<string>();
-  private readonly listeners: ((channel: string, payload: string) => void)[] = [];
+  private readonly listeners: ((channel: string, payload: string) => void)[] =
+    [];
 
   constructor(private readonly hub: MemoryHub = new MemoryHub()) {}
 
   private op(): void {
-    if (this.closed) throw new GatewayError("TG_ERR_STATE_UNAVAILABLE", "the state store is closed");
+    if (this.closed)
+      throw new GatewayError(
+        "TG_ERR_STATE_UNAVAILABLE",
+        "the state store is closed",
+      );
     this.count++;
   }
 
@@ -62,11 +71,17 @@ export class MemoryBackend implements Backend {
     return Promise.resolve(this.hub.live(key)?.text);
   }
 
-  write(key: string, dataJson: string, ttlMs: number | undefined, expectedRev: number | undefined): Promise<WriteResult> {
+  write(
+    key: string,
+    dataJson: string,
+    ttlMs: number | undefined,
+    expectedRev: number | undefined,
+  ): Promise<WriteResult> {
     this.op();
     const current = this.hub.live(key)?.text;
     const rev = revisionOf(current);
-    if (expectedRev !== undefined && expectedRev !== rev) return Promise.resolve({ ok: false, rev, current });
+    if (expectedRev !== undefined && expectedRev !== rev)
+      return Promise.resolve({ ok: false, rev, current });
     this.hub.put(key, envelopeText(rev + 1, dataJson), ttlMs);
     return Promise.resolve({ ok: true, rev: rev + 1 });
   }
@@ -100,11 +115,18 @@ export class MemoryBackend implements Backend {
     const slot = this.hub.live(key);
     const current = slot === undefined ? 0 : Number(slot.text);
     if (!Number.isSafeInteger(current)) {
-      return Promise.reject(new GatewayError("TG_ERR_STATE_FORMAT", `state key "${key}" is not a counter`, { key }));
+      return Promise.reject(
+        new GatewayError(
+          "TG_ERR_STATE_FORMAT",
+          `state key "${key}" is not a counter`,
+          { key },
+        ),
+      );
     }
     const next = current + by;
     // Like the Redis script: a TTL is applied only when the counter has none yet.
-    const expiresAt = slot?.expiresAt ?? (ttlMs === undefined ? undefined : Date.now() + ttlMs);
+    const expiresAt =
+      slot?.expiresAt ?? (ttlMs === undefined ? undefined : Date.now() + ttlMs);
     this.hub.data.set(key, { text: String(next), expiresAt });
     return Promise.resolve(next);
   }
@@ -133,7 +155,8 @@ export class MemoryBackend implements Backend {
 
   publish(channel: string, payload: string): Promise<void> {
     this.op();
-    for (const b of this.hub.channels.get(channel) ?? []) queueMicrotask(() => b.deliver(channel, payload));
+    for (const b of this.hub.channels.get(channel) ?? [])
+      queueMicrotask(() => b.deliver(channel, payload));
     return Promise.resolve();
   }
 
@@ -169,7 +192,13 @@ export class MemoryBackend implements Backend {
   }
 
   ping(): Promise<void> {
-    if (this.closed) return Promise.reject(new GatewayError("TG_ERR_STATE_UNAVAILABLE", "the state store is closed"));
+    if (this.closed)
+      return Promise.reject(
+        new GatewayError(
+          "TG_ERR_STATE_UNAVAILABLE",
+          "the state store is closed",
+        ),
+      );
     return Promise.resolve();
   }
 

@@ -8,7 +8,12 @@
  */
 import { randomBytes } from "node:crypto";
 
-export function resolvePodId(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  const raw = env.TOOLGATE_POD_ID?.trim() || env.HOSTNAME?.trim() || `pod-${randomBytes(4).toString("hex")}`;
+export function resolvePodId(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
+  const raw =
+    env.TOOLGATE_POD_ID?.trim() ||
+    env.HOSTNAME?.trim() ||
+    `pod-${randomBytes(4).toString("hex")}`;
   return raw.replace(/[^A-Za-z0-9_.-]/g, "_");
 }

@@ -30,10 +30,20 @@ function reason(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+async function withDeadline<T>(
+  p: Promise<T>,
+  ms: number,
+  what: string,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} got no answer within ${COMMAND_TIMEOUT_MS} ms`)), Math.max(1, ms));
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(`${what} got no answer within ${COMMAND_TIMEOUT_MS} ms`),
+        ),
+      Math.max(1, ms),
+    );
   });
   try {
     return await Promise.race([p, deadline]);
@@ -46,9 +56,15 @@ async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise
  * Waits for `ready` only during the first connect attempt; once the connection was up or an
  * attempt failed, not-ready means an outage: fail now instead of making every caller wait.
  */
-async function whenReady(conn: Redis, knownDown: boolean, firstReady: Promise<void>, ms: number): Promise<void> {
+async function whenReady(
+  conn: Redis,
+  knownDown: boolean,
+  firstReady: Promise<void>,
+  ms: number,
+): Promise<void> {
   if (conn.status === "ready") return;
-  if (knownDown || conn.status === "end") throw new Error(`not connected (${conn.status})`);
+  if (knownDown || conn.status === "end")
+    throw new Error(`not connected (${conn.status})`);
   await withDeadline(firstReady, ms, "connecting");
 }
 
@@ -73,7 +89,11 @@ function firstOutcome(conn: Redis): Promise<void> {
  * (if a future ioredis renames it, the guard is skipped, not broken).
  */
 function guardSockets(conn: Redis): void {
-  const connector = (conn as unknown as { connector?: { connect?: (emit: unknown) => Promise<EventEmitter> } }).connector;
+  const connector = (
+    conn as unknown as {
+      connector?: { connect?: (emit: unknown) => Promise<EventEmitter> };
+    }
+  ).connector;
   const original = connector?.connect?.bind(connector);
   if (!connector || !original) return;
   connector.connect = (emit: unknown) =>
@@ -90,7 +110,10 @@ export class RedisBackend implements Backend {
   private readonly display: string;
   private readonly logger: Logger;
   private readonly channels = new Set<string>();
-  private readonly messageListeners: ((channel: string, payload: string) => void)[] = [];
+  private readonly messageListeners: ((
+    channel: string,
+    payload: string,
+  ) => void)[] = [];
   private readonly reconnectListeners = new Set<() => void>();
   private count = 0;
   private closed = false;
@@ -107,13 +130,26 @@ export class RedisBackend implements Backend {
     this.display = target.display;
     this.logger = logger;
     // lazyConnect: the sockets are guarded (guardSockets) before the first connect starts.
-    const options = { ...target.options, ...boundedOptions(connectionName), lazyConnect: true };
-    this.client = target.url === undefined ? new Redis(options) : new Redis(target.url, options);
+    const options = {
+      ...target.options,
+      ...boundedOptions(connectionName),
+      lazyConnect: true,
+    };
+    this.client =
+      target.url === undefined
+        ? new Redis(options)
+        : new Redis(target.url, options);
     // The subscriber re-subscribes itself on "ready" (below), with the full current channel set.
-    this.sub = this.client.duplicate({ autoResubscribe: false, connectionName: `${connectionName}:sub` });
+    this.sub = this.client.duplicate({
+      autoResubscribe: false,
+      connectionName: `${connectionName}:sub`,
+    });
     this.clientFirstReady = firstOutcome(this.client);
     this.subFirstReady = firstOutcome(this.sub);
-    for (const [name, conn] of [["commands", this.client], ["subscriber", this.sub]] as const) {
+    for (const [name, conn] of [
+      ["commands", this.client],
+      ["subscriber", this.sub],
+    ] as const) {
       conn.on("error", (err: Error) => {
         this.settled.add(conn);
         this.lastError.set(conn, err.message);
@@ -123,7 +159,11 @@ export class RedisBackend implements Backend {
       conn.on("close", () => this.settled.add(conn));
     }
     this.client.on("ready", () => {
-      if (this.down) this.logger.info({ redis: this.display }, "state store: Redis is reachable again");
+      if (this.down)
+        this.logger.info(
+          { redis: this.display },
+          "state store: Redis is reachable again",
+        );
       this.down = false;
     });
     this.sub.on("ready", () => void this.onSubscriberReady());
@@ -139,7 +179,10 @@ export class RedisBackend implements Backend {
   private onError(connection: string, err: Error): void {
     if (this.closed || this.down) return;
     this.down = true;
-    this.logger.warn({ err, redis: this.display, connection }, "state store: Redis is unreachable; requests that need shared state fail until it is back");
+    this.logger.warn(
+      { err, redis: this.display, connection },
+      "state store: Redis is unreachable; requests that need shared state fail until it is back",
+    );
   }
 
   private async onSubscriberReady(): Promise<void> {
@@ -148,9 +191,16 @@ export class RedisBackend implements Backend {
     if (this.channels.size > 0) {
       try {
         this.count++;
-        await withDeadline(this.sub.subscribe(...this.channels), COMMAND_TIMEOUT_MS, "SUBSCRIBE");
+        await withDeadline(
+          this.sub.subscribe(...this.channels),
+          COMMAND_TIMEOUT_MS,
+          "SUBSCRIBE",
+        );
       } catch (e) {
-        this.logger.warn({ err: e, redis: this.display }, "state store: re-subscribing failed; retrying on the next reconnect");
+        this.logger.warn(
+          { err: e, redis: this.display },
+          "state store: re-subscribing failed; retrying on the next reconnect",
+        );
       }
     }
     if (!again) return;
@@ -158,14 +208,22 @@ export class RedisBackend implements Backend {
       try {
         l();
       } catch (e) {
-        this.logger.error({ err: e }, "state store: a reconnect listener threw");
+        this.logger.error(
+          { err: e },
+          "state store: a reconnect listener threw",
+        );
       }
     }
   }
 
-  private unavailable(command: string, e: unknown, conn: Redis = this.client): GatewayError {
+  private unavailable(
+    command: string,
+    e: unknown,
+    conn: Redis = this.client,
+  ): GatewayError {
     if (isGatewayError(e)) return e;
-    const lastSeen = conn.status === "ready" ? undefined : this.lastError.get(conn);
+    const lastSeen =
+      conn.status === "ready" ? undefined : this.lastError.get(conn);
     const last = lastSeen === reason(e) ? undefined : lastSeen;
     return new GatewayError(
       "TG_ERR_STATE_UNAVAILABLE",
@@ -176,20 +234,42 @@ export class RedisBackend implements Backend {
     );
   }
 
-  private async run<T>(command: string, fn: (c: Redis) => Promise<T>, conn: Redis = this.client): Promise<T> {
-    if (this.closed) throw new GatewayError("TG_ERR_STATE_UNAVAILABLE", "the state store is closed");
+  private async run<T>(
+    command: string,
+    fn: (c: Redis) => Promise<T>,
+    conn: Redis = this.client,
+  ): Promise<T> {
+    if (this.closed)
+      throw new GatewayError(
+        "TG_ERR_STATE_UNAVAILABLE",
+        "the state store is closed",
+      );
     this.count++;
     const started = Date.now();
     try {
-      const firstOutcomeOf = conn === this.client ? this.clientFirstReady : this.subFirstReady;
-      await whenReady(conn, this.settled.has(conn), firstOutcomeOf, COMMAND_TIMEOUT_MS);
-      return await withDeadline(fn(conn), COMMAND_TIMEOUT_MS - (Date.now() - started), command);
+      const firstOutcomeOf =
+        conn === this.client ? this.clientFirstReady : this.subFirstReady;
+      await whenReady(
+        conn,
+        this.settled.has(conn),
+        firstOutcomeOf,
+        COMMAND_TIMEOUT_MS,
+      );
+      return await withDeadline(
+        fn(conn),
+        COMMAND_TIMEOUT_MS - (Date.now() - started),
+        command,
+      );
     } catch (e) {
       throw this.unavailable(command, e, conn);
     }
   }
 
-  private async script(s: Script, key: string, args: (string | number)[]): Promise<unknown> {
+  private async script(
+    s: Script,
+    key: string,
+    args: (string | number)[],
+  ): Promise<unknown> {
     return this.run("EVALSHA", async (c) => {
       try {
         return await c.evalsha(s.sha, 1, key, ...args);
@@ -206,10 +286,23 @@ export class RedisBackend implements Backend {
     return (await this.run("GET", (c) => c.get(key))) ?? undefined;
   }
 
-  async write(key: string, dataJson: string, ttlMs: number | undefined, expectedRev: number | undefined): Promise<WriteResult> {
-    const reply = (await this.script(WRITE, key, [dataJson, ttlMs ?? "", expectedRev ?? ""])) as [number, number, unknown?];
+  async write(
+    key: string,
+    dataJson: string,
+    ttlMs: number | undefined,
+    expectedRev: number | undefined,
+  ): Promise<WriteResult> {
+    const reply = (await this.script(WRITE, key, [
+      dataJson,
+      ttlMs ?? "",
+      expectedRev ?? "",
+    ])) as [number, number, unknown?];
     const [ok, rev, current] = reply;
-    return { ok: ok === 1, rev: Number(rev), current: typeof current === "string" ? current : undefined };
+    return {
+      ok: ok === 1,
+      rev: Number(rev),
+      current: typeof current === "string" ? current : undefined,
+    };
   }
 
   async del(key: string): Promise<boolean> {
@@ -225,7 +318,9 @@ export class RedisBackend implements Backend {
     const keys = new Set<string>(); // SCAN may return a key more than once
     let cursor = "0";
     do {
-      const [next, batch] = await this.run("SCAN", (c) => c.scan(cursor, "MATCH", pattern, "COUNT", SCAN_COUNT));
+      const [next, batch] = await this.run("SCAN", (c) =>
+        c.scan(cursor, "MATCH", pattern, "COUNT", SCAN_COUNT),
+      );
       cursor = next;
       for (const k of batch) keys.add(k);
     } while (cursor !== "0");
@@ -242,19 +337,35 @@ export class RedisBackend implements Backend {
     return out;
   }
 
-  async incr(key: string, by: number, ttlMs: number | undefined): Promise<number> {
+  async incr(
+    key: string,
+    by: number,
+    ttlMs: number | undefined,
+  ): Promise<number> {
     return Number(await this.script(INCR, key, [by, ttlMs ?? ""]));
   }
 
-  async lockAcquire(key: string, owner: string, ttlMs: number): Promise<boolean> {
-    return (await this.run("SET NX", (c) => c.set(key, owner, "PX", ttlMs, "NX"))) === "OK";
+  async lockAcquire(
+    key: string,
+    owner: string,
+    ttlMs: number,
+  ): Promise<boolean> {
+    return (
+      (await this.run("SET NX", (c) =>
+        c.set(key, owner, "PX", ttlMs, "NX"),
+      )) === "OK"
+    );
   }
 
   async lockRelease(key: string, owner: string): Promise<boolean> {
     return Number(await this.script(RELEASE, key, [owner])) === 1;
   }
 
-  async lockExtend(key: string, owner: string, ttlMs: number): Promise<boolean> {
+  async lockExtend(
+    key: string,
+    owner: string,
+    ttlMs: number,
+  ): Promise<boolean> {
     return Number(await this.script(EXTEND, key, [owner, ttlMs])) === 1;
   }
 

@@ -16,7 +16,13 @@ const admin = new Redis(url);
 afterAll(() => admin.quit());
 
 describeStateStore("redis", {
-  open: (namespace) => createStateStore({ redisUrl: url, logger: pino({ level: "silent" }), namespace, podId: "pod-test" }),
+  open: (namespace) =>
+    createStateStore({
+      redisUrl: url,
+      logger: pino({ level: "silent" }),
+      namespace,
+      podId: "pod-test",
+    }),
   raw: {
     get: async (k) => (await admin.get(k)) ?? undefined,
     put: async (k, text) => {
@@ -34,7 +40,13 @@ async function scanAll(pattern: string): Promise<string[]> {
   const out: string[] = [];
   let cursor = "0";
   do {
-    const [next, batch] = await admin.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+    const [next, batch] = await admin.scan(
+      cursor,
+      "MATCH",
+      pattern,
+      "COUNT",
+      1000,
+    );
     cursor = next;
     out.push(...batch);
   } while (cursor !== "0");

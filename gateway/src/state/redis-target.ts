@@ -45,7 +45,8 @@ export function boundedOptions(connectionName: string): ConnectionOptions {
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
     connectTimeout: 2000,
-    retryStrategy: (times: number) => Math.min(100 * times, MAX_RECONNECT_DELAY_MS),
+    retryStrategy: (times: number) =>
+      Math.min(100 * times, MAX_RECONNECT_DELAY_MS),
     connectionName,
   };
 }
@@ -54,27 +55,45 @@ function invalid(why: string): GatewayError {
   return new GatewayError("TG_ERR_CONFIG_INVALID", `state.redis_url ${why}`);
 }
 
-function splitAuth(rest: string): { auth: string | undefined; hostPart: string } {
+function splitAuth(rest: string): {
+  auth: string | undefined;
+  hostPart: string;
+} {
   const at = rest.lastIndexOf("@");
-  return at === -1 ? { auth: undefined, hostPart: rest } : { auth: rest.slice(0, at), hostPart: rest.slice(at + 1) };
+  return at === -1
+    ? { auth: undefined, hostPart: rest }
+    : { auth: rest.slice(0, at), hostPart: rest.slice(at + 1) };
 }
 
 /** `user:password`, `:password` or `password` (the forms redis:// URLs allow). */
-function credentials(auth: string | undefined): { username?: string; password?: string } {
+function credentials(auth: string | undefined): {
+  username?: string;
+  password?: string;
+} {
   if (auth === undefined) return {};
   const colon = auth.indexOf(":");
-  const password = decodeURIComponent(colon === -1 ? auth : auth.slice(colon + 1));
-  return colon > 0 ? { username: decodeURIComponent(auth.slice(0, colon)), password } : { password };
+  const password = decodeURIComponent(
+    colon === -1 ? auth : auth.slice(colon + 1),
+  );
+  return colon > 0
+    ? { username: decodeURIComponent(auth.slice(0, colon)), password }
+    : { password };
 }
 
 function sentinelTarget(url: string): RedisTarget {
-  const [main = "", query = ""] = url.slice("redis+sentinel://".length).split("?", 2);
+  const [main = "", query = ""] = url
+    .slice("redis+sentinel://".length)
+    .split("?", 2);
   const { auth, hostPart } = splitAuth(main);
   const [hosts = "", name, db] = hostPart.split("/");
-  if (!name) throw invalid('for Sentinel needs the primary\'s name: "redis+sentinel://host:26379,host2:26379/<masterName>"');
+  if (!name)
+    throw invalid(
+      'for Sentinel needs the primary\'s name: "redis+sentinel://host:26379,host2:26379/<masterName>"',
+    );
   const sentinels = hosts.split(",").map((h) => {
     const [host = "", port = "26379"] = h.split(":");
-    if (!host || !/^\d+$/.test(port)) throw invalid(`has an invalid sentinel address "${h}"; use host:port`);
+    if (!host || !/^\d+$/.test(port))
+      throw invalid(`has an invalid sentinel address "${h}"; use host:port`);
     return { host, port: Number(port) };
   });
   const params = new URLSearchParams(query);
@@ -83,21 +102,36 @@ function sentinelTarget(url: string): RedisTarget {
   const sentinelPassword = params.get("sentinelPassword");
   if (sentinelPassword) options.sentinelPassword = sentinelPassword;
   if (params.get("tls") === "true") options.tls = {};
-  return { url: undefined, options, display: `redis+sentinel://${hosts}/${name}` };
+  return {
+    url: undefined,
+    options,
+    display: `redis+sentinel://${hosts}/${name}`,
+  };
 }
 
 /** Parses and checks the URL; throws TG_ERR_CONFIG_INVALID with the fix for anything unsupported. */
 export function redisTarget(url: string): RedisTarget {
   if (url.startsWith("redis+sentinel://")) return sentinelTarget(url);
-  if (url.startsWith("redis+cluster://")) throw invalid("points at Redis Cluster, which is not supported; use a single primary or Sentinel");
+  if (url.startsWith("redis+cluster://"))
+    throw invalid(
+      "points at Redis Cluster, which is not supported; use a single primary or Sentinel",
+    );
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw invalid('is not a URL; use "redis://host:6379", "rediss://host:6380" or "redis+sentinel://host:26379/<masterName>"');
+    throw invalid(
+      'is not a URL; use "redis://host:6379", "rediss://host:6380" or "redis+sentinel://host:26379/<masterName>"',
+    );
   }
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
-    throw invalid(`has the scheme "${parsed.protocol}"; use redis://, rediss:// (TLS) or redis+sentinel://`);
+    throw invalid(
+      `has the scheme "${parsed.protocol}"; use redis://, rediss:// (TLS) or redis+sentinel://`,
+    );
   }
-  return { url, options: {}, display: `${parsed.protocol}//${parsed.host}${parsed.pathname === "/" ? "" : parsed.pathname}` };
+  return {
+    url,
+    options: {},
+    display: `${parsed.protocol}//${parsed.host}${parsed.pathname === "/" ? "" : parsed.pathname}`,
+  };
 }

@@ -12,13 +12,23 @@ import { fleets } from "./testing.js";
 
 const logger = pino({ level: "silent" });
 const client = (name: string, url = "http://127.0.0.1:9/mcp"): ClientConfig =>
-  ClientConfigSchema.parse({ name, connection_type: "http", connection_string: url, tools_to_execute: ["*"] });
+  ClientConfigSchema.parse({
+    name,
+    connection_type: "http",
+    connection_string: url,
+    tools_to_execute: ["*"],
+  });
 
 /** The next set a service reports through onChange that satisfies `until`. */
-const nextSet = (s: RuntimeClients, until: (names: string[]) => boolean): Promise<string[]> =>
+const nextSet = (
+  s: RuntimeClients,
+  until: (names: string[]) => boolean,
+): Promise<string[]> =>
   new Promise((resolve) => {
     const off = s.onChange((clients) => {
-      const names = clients.map((c) => `${c.name}@${c.connection_string ?? ""}`);
+      const names = clients.map(
+        (c) => `${c.name}@${c.connection_string ?? ""}`,
+      );
       if (until(names)) {
         off();
         resolve(names);
@@ -29,8 +39,16 @@ const nextSet = (s: RuntimeClients, until: (names: string[]) => boolean): Promis
 describe.each(fleets)("runtime clients (%s store)", (_kind, makeFleet) => {
   let fleet: TestFleet;
   const services: RuntimeClients[] = [];
-  const pod = async (podId: string, resyncIntervalMs?: number): Promise<RuntimeClients> => {
-    const s = createRuntimeClients({ store: fleet.open(podId), podId, logger, ...(resyncIntervalMs ? { resyncIntervalMs } : {}) });
+  const pod = async (
+    podId: string,
+    resyncIntervalMs?: number,
+  ): Promise<RuntimeClients> => {
+    const s = createRuntimeClients({
+      store: fleet.open(podId),
+      podId,
+      logger,
+      ...(resyncIntervalMs ? { resyncIntervalMs } : {}),
+    });
     services.push(s);
     await s.start();
     return s;
@@ -48,7 +66,10 @@ describe.each(fleets)("runtime clients (%s store)", (_kind, makeFleet) => {
     await a.upsert(client("jira"));
     const onB = nextSet(b, (n) => n.length === 2);
     await a.upsert(client("github"));
-    expect(await onB).toEqual(["github@http://127.0.0.1:9/mcp", "jira@http://127.0.0.1:9/mcp"]);
+    expect(await onB).toEqual([
+      "github@http://127.0.0.1:9/mcp",
+      "jira@http://127.0.0.1:9/mcp",
+    ]);
     expect(b.get("github")).toEqual(client("github"));
     expect(a.list()).toEqual(b.list());
   });
@@ -70,13 +91,21 @@ describe.each(fleets)("runtime clients (%s store)", (_kind, makeFleet) => {
 
   it("gives a starting pod the stored set, and an empty set when there is none", async () => {
     fleet = makeFleet();
-    const first = createRuntimeClients({ store: fleet.open("pod-a"), podId: "pod-a", logger });
+    const first = createRuntimeClients({
+      store: fleet.open("pod-a"),
+      podId: "pod-a",
+      logger,
+    });
     services.push(first);
     const initial = nextSet(first, () => true);
     await first.start();
     expect(await initial).toEqual([]);
     await first.upsert(client("github"));
-    const late = createRuntimeClients({ store: fleet.open("pod-c"), podId: "pod-c", logger });
+    const late = createRuntimeClients({
+      store: fleet.open("pod-c"),
+      podId: "pod-c",
+      logger,
+    });
     services.push(late);
     const loaded = nextSet(late, () => true);
     await late.start();
@@ -89,7 +118,11 @@ describe.each(fleets)("runtime clients (%s store)", (_kind, makeFleet) => {
     vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     const b = await pod("pod-b", 5_000);
     // Written behind the service's back: no change message.
-    await fleet.open("pod-x").set(keys.runtimeClient("silent"), { config: client("silent"), updatedAt: new Date().toISOString(), podId: "pod-x" });
+    await fleet.open("pod-x").set(keys.runtimeClient("silent"), {
+      config: client("silent"),
+      updatedAt: new Date().toISOString(),
+      podId: "pod-x",
+    });
     expect(b.list()).toEqual([]);
     const healed = nextSet(b, (n) => n.length === 1);
     await vi.advanceTimersByTimeAsync(5_000);
@@ -106,8 +139,18 @@ describe.each(fleets)("runtime clients (%s store)", (_kind, makeFleet) => {
       auth_type: "headers",
       headers: { Authorization: "Bearer very-secret" },
     });
-    const a = createRuntimeClients({ store: fleet.open("pod-a"), podId: "pod-a", logger, sealer });
-    const b = createRuntimeClients({ store: fleet.open("pod-b"), podId: "pod-b", logger, sealer });
+    const a = createRuntimeClients({
+      store: fleet.open("pod-a"),
+      podId: "pod-a",
+      logger,
+      sealer,
+    });
+    const b = createRuntimeClients({
+      store: fleet.open("pod-b"),
+      podId: "pod-b",
+      logger,
+      sealer,
+    });
     services.push(a, b);
     await Promise.all([a.start(), b.start()]);
     const onB = nextSet(b, (n) => n.length === 1);
@@ -121,8 +164,16 @@ describe.each(fleets)("runtime clients (%s store)", (_kind, makeFleet) => {
   it("skips an invalid stored record and still loads the others", async () => {
     fleet = makeFleet();
     const writer = fleet.open("pod-x");
-    await writer.set(keys.runtimeClient("broken"), { config: { name: "has-hyphen" }, updatedAt: "x", podId: "pod-x" });
-    await writer.set(keys.runtimeClient("good"), { config: client("good"), updatedAt: "x", podId: "pod-x" });
+    await writer.set(keys.runtimeClient("broken"), {
+      config: { name: "has-hyphen" },
+      updatedAt: "x",
+      podId: "pod-x",
+    });
+    await writer.set(keys.runtimeClient("good"), {
+      config: client("good"),
+      updatedAt: "x",
+      podId: "pod-x",
+    });
     const b = await pod("pod-b");
     expect(b.list().map((c) => c.name)).toEqual(["good"]);
   });

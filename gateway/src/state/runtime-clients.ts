@@ -8,7 +8,10 @@
 import type { Logger } from "pino";
 
 import type { ClientConfig } from "../config/schema.js";
-import { ClientConfig as ClientConfigSchema, clientId } from "../config/schema.js";
+import {
+  ClientConfig as ClientConfigSchema,
+  clientId,
+} from "../config/schema.js";
 import { channels, ClientsEvent, keys, RuntimeClientRecord } from "./keys.js";
 import type { Sealer } from "./sealing.js";
 import type { Entry, StateStore, Unsubscribe } from "./types.js";
@@ -48,7 +51,9 @@ interface Cached {
   readonly rev: number;
 }
 
-export function createRuntimeClients(options: RuntimeClientsOptions): RuntimeClients {
+export function createRuntimeClients(
+  options: RuntimeClientsOptions,
+): RuntimeClients {
   const { store, podId } = options;
   const logger = options.logger.child({ component: "runtime-clients" });
   const cache = new Map<string, Cached>();
@@ -73,16 +78,25 @@ export function createRuntimeClients(options: RuntimeClientsOptions): RuntimeCli
 
   const unseal = (key: string, record: RuntimeClientRecord): ClientConfig => {
     if ("config" in record) return record.config;
-    if (!options.sealer) throw new Error("the record is sealed but no state.encryption_key is configured on this pod");
+    if (!options.sealer)
+      throw new Error(
+        "the record is sealed but no state.encryption_key is configured on this pod",
+      );
     return ClientConfigSchema.parse(options.sealer.open(record.sealed, key));
   };
 
   const record = (entry: Entry): Cached | undefined => {
     try {
-      return { config: unseal(entry.key, RuntimeClientRecord.parse(entry.value)), rev: entry.rev };
+      return {
+        config: unseal(entry.key, RuntimeClientRecord.parse(entry.value)),
+        rev: entry.rev,
+      };
     } catch (e) {
       // One bad record must not keep every other client from converging.
-      logger.warn({ key: entry.key, err: e }, "skipping an invalid runtime client record");
+      logger.warn(
+        { key: entry.key, err: e },
+        "skipping an invalid runtime client record",
+      );
       return undefined;
     }
   };
@@ -103,10 +117,18 @@ export function createRuntimeClients(options: RuntimeClientsOptions): RuntimeCli
   const onMessage = (message: unknown): void => {
     const event = ClientsEvent.safeParse(message);
     if (!event.success) {
-      logger.warn({ issues: event.error.issues }, "ignoring a malformed clients event");
+      logger.warn(
+        { issues: event.error.issues },
+        "ignoring a malformed clients event",
+      );
       return;
     }
-    fetch(event.data.id).catch((e: unknown) => logger.warn({ err: e, id: event.data.id }, "could not fetch a changed client; the next resync heals it"));
+    fetch(event.data.id).catch((e: unknown) =>
+      logger.warn(
+        { err: e, id: event.data.id },
+        "could not fetch a changed client; the next resync heals it",
+      ),
+    );
   };
 
   const resync = async (): Promise<void> => {
@@ -115,7 +137,9 @@ export function createRuntimeClients(options: RuntimeClientsOptions): RuntimeCli
       const r = record(entry);
       if (r) next.set(entry.key.slice(keys.runtimeClientPrefix.length), r);
     }
-    const same = next.size === cache.size && [...next].every(([id, r]) => cache.get(id)?.rev === r.rev);
+    const same =
+      next.size === cache.size &&
+      [...next].every(([id, r]) => cache.get(id)?.rev === r.rev);
     if (same) return;
     cache.clear();
     for (const [id, r] of next) cache.set(id, r);
@@ -123,19 +147,30 @@ export function createRuntimeClients(options: RuntimeClientsOptions): RuntimeCli
   };
 
   const resyncLogged = (): void => {
-    resync().catch((e: unknown) => logger.warn({ err: e }, "runtime clients resync failed; retrying at the next interval"));
+    resync().catch((e: unknown) =>
+      logger.warn(
+        { err: e },
+        "runtime clients resync failed; retrying at the next interval",
+      ),
+    );
   };
 
   return {
     async start() {
       unsubscribe = await store.subscribe(channels.clients, onMessage);
       offReconnect = store.onReconnect(resyncLogged);
-      timer = setInterval(resyncLogged, options.resyncIntervalMs ?? DEFAULT_RESYNC_INTERVAL_MS);
+      timer = setInterval(
+        resyncLogged,
+        options.resyncIntervalMs ?? DEFAULT_RESYNC_INTERVAL_MS,
+      );
       timer.unref();
       try {
         await resync();
       } catch (e) {
-        logger.warn({ err: e }, "runtime clients not loaded (state store unavailable); loading them when it is back");
+        logger.warn(
+          { err: e },
+          "runtime clients not loaded (state store unavailable); loading them when it is back",
+        );
       }
       if (cache.size === 0) emit(); // resync emits only on a change; listeners still get the initial (empty) set
     },
@@ -145,7 +180,9 @@ export function createRuntimeClients(options: RuntimeClientsOptions): RuntimeCli
       const id = clientId(config);
       const meta = { updatedAt: new Date().toISOString(), podId };
       const key = keys.runtimeClient(id);
-      const value: RuntimeClientRecord = options.sealer ? { sealed: options.sealer.seal(config, key), ...meta } : { config, ...meta };
+      const value: RuntimeClientRecord = options.sealer
+        ? { sealed: options.sealer.seal(config, key), ...meta }
+        : { config, ...meta };
       const rev = await store.set(key, value);
       if ((cache.get(id)?.rev ?? 0) < rev) {
         cache.set(id, { config, rev });
@@ -168,7 +205,9 @@ export function createRuntimeClients(options: RuntimeClientsOptions): RuntimeCli
       clearInterval(timer);
       offReconnect?.();
       listeners.clear();
-      await unsubscribe?.().catch((e: unknown) => logger.debug({ err: e }, "unsubscribe failed while closing"));
+      await unsubscribe?.().catch((e: unknown) =>
+        logger.debug({ err: e }, "unsubscribe failed while closing"),
+      );
     },
   };
 }

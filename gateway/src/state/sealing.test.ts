@@ -3,7 +3,11 @@ import { describe, expect, it } from "vitest";
 import { createSealer } from "./sealing.js";
 
 const KEY = "correct horse battery staple";
-const tokens = { access_token: "at-123", refresh_token: "rt-456", expires_at: 1_800_000_000 };
+const tokens = {
+  access_token: "at-123",
+  refresh_token: "rt-456",
+  expires_at: 1_800_000_000,
+};
 
 describe("sealing", () => {
   it("opens what it sealed, and the sealed form does not contain the secret", () => {
@@ -20,7 +24,9 @@ describe("sealing", () => {
 
   it("refuses a value moved to another key", () => {
     const s = createSealer(KEY);
-    expect(() => s.open(s.seal(tokens, "oauth-token:github"), "oauth-token:jira")).toThrow(/altered/);
+    expect(() =>
+      s.open(s.seal(tokens, "oauth-token:github"), "oauth-token:jira"),
+    ).toThrow(/altered/);
   });
 
   it("refuses a tampered value", () => {
@@ -28,18 +34,26 @@ describe("sealing", () => {
     const sealed = s.seal(tokens, "k");
     const ct = Buffer.from(sealed.ct, "base64url");
     ct[0] = (ct[0] ?? 0) ^ 1;
-    expect(() => s.open({ ...sealed, ct: ct.toString("base64url") }, "k")).toThrow(/altered/);
+    expect(() =>
+      s.open({ ...sealed, ct: ct.toString("base64url") }, "k"),
+    ).toThrow(/altered/);
   });
 
   it("opens values sealed with an older key after rotation, and says which key is missing otherwise", () => {
     const old = createSealer("the previous key, 16+ chars");
     const sealed = old.seal(tokens, "k");
-    expect(createSealer([KEY, "the previous key, 16+ chars"]).open(sealed, "k")).toEqual(tokens);
-    expect(() => createSealer(KEY).open(sealed, "k")).toThrow(/another state.encryption_key \(key id [0-9a-f]{12}\)/);
+    expect(
+      createSealer([KEY, "the previous key, 16+ chars"]).open(sealed, "k"),
+    ).toEqual(tokens);
+    expect(() => createSealer(KEY).open(sealed, "k")).toThrow(
+      /another state.encryption_key \(key id [0-9a-f]{12}\)/,
+    );
   });
 
   it("rejects a short key and a value that is not sealed", () => {
     expect(() => createSealer("short")).toThrow(/at least 16/);
-    expect(() => createSealer(KEY).open({ access_token: "x" }, "k")).toThrow(/not a sealed value/);
+    expect(() => createSealer(KEY).open({ access_token: "x" }, "k")).toThrow(
+      /not a sealed value/,
+    );
   });
 });

@@ -22,7 +22,8 @@ export interface TestFleet {
 let seq = 0;
 const silent = pino({ level: "silent" });
 
-export const TEST_REDIS_URL = process.env.TOOLGATE_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+export const TEST_REDIS_URL =
+  process.env.TOOLGATE_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
 function namespace(): string {
   return `tgtest-${process.pid}-${Date.now().toString(36)}-${++seq}`;
@@ -36,7 +37,12 @@ export function memoryFleet(): TestFleet {
     kind: "memory",
     namespace: ns,
     open(podId) {
-      const s = createStateStore({ logger: silent, namespace: ns, podId, memoryHub: hub });
+      const s = createStateStore({
+        logger: silent,
+        namespace: ns,
+        podId,
+        memoryHub: hub,
+      });
       opened.push(s);
       return s;
     },
@@ -50,7 +56,13 @@ export function memoryFleet(): TestFleet {
 export async function deleteNamespace(redis: Redis, ns: string): Promise<void> {
   let cursor = "0";
   do {
-    const [next, batch] = await redis.scan(cursor, "MATCH", `${globEscape(ns)}:*`, "COUNT", 1000);
+    const [next, batch] = await redis.scan(
+      cursor,
+      "MATCH",
+      `${globEscape(ns)}:*`,
+      "COUNT",
+      1000,
+    );
     cursor = next;
     if (batch.length > 0) await redis.del(...batch);
   } while (cursor !== "0");
@@ -63,7 +75,12 @@ export function redisFleet(url: string = TEST_REDIS_URL): TestFleet {
     kind: "redis",
     namespace: ns,
     open(podId) {
-      const s = createStateStore({ redisUrl: url, logger: silent, namespace: ns, podId });
+      const s = createStateStore({
+        redisUrl: url,
+        logger: silent,
+        namespace: ns,
+        podId,
+      });
       opened.push(s);
       return s;
     },

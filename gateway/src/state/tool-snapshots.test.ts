@@ -10,13 +10,26 @@ import { createToolSnapshots, toolsHash } from "./tool-snapshots.js";
 import type { StateStore } from "./types.js";
 
 const logger = pino({ level: "silent" });
-const echo = { name: "echo", description: "Echoes", inputSchema: { type: "object", properties: { message: { type: "string" } } } };
-const add = { name: "add", inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } } };
+const echo = {
+  name: "echo",
+  description: "Echoes",
+  inputSchema: { type: "object", properties: { message: { type: "string" } } },
+};
+const add = {
+  name: "add",
+  inputSchema: {
+    type: "object",
+    properties: { a: { type: "number" }, b: { type: "number" } },
+  },
+};
 
 describe.each(fleets)("tool snapshots (%s store)", (_kind, makeFleet) => {
   let fleet: TestFleet;
   const services: ToolSnapshots[] = [];
-  const pod = (podId: string, store: StateStore = fleet.open(podId)): ToolSnapshots => {
+  const pod = (
+    podId: string,
+    store: StateStore = fleet.open(podId),
+  ): ToolSnapshots => {
     const s = createToolSnapshots({ store, podId, logger });
     services.push(s);
     return s;
@@ -40,12 +53,21 @@ describe.each(fleets)("tool snapshots (%s store)", (_kind, makeFleet) => {
     expect(await a.publish("github", [echo, add])).toBe(true);
     const cold = pod("pod-c");
     await cold.start();
-    expect(cold.all()).toEqual([expect.objectContaining({ client: "github", hash: toolsHash([echo, add]), tools: [echo, add], podId: "pod-a" })]);
+    expect(cold.all()).toEqual([
+      expect.objectContaining({
+        client: "github",
+        hash: toolsHash([echo, add]),
+        tools: [echo, add],
+        podId: "pod-a",
+      }),
+    ]);
   });
 
   it("brings a changed tool list to the other pods' local view", async () => {
     const [a, b] = await setup();
-    const changed = new Promise((resolve) => b.onChange((client, snap) => resolve([client, snap?.tools])));
+    const changed = new Promise((resolve) =>
+      b.onChange((client, snap) => resolve([client, snap?.tools])),
+    );
     await a.publish("github", [echo]);
     expect(await changed).toEqual(["github", [echo]]);
     expect(b.get("github")?.hash).toBe(toolsHash([echo]));
@@ -56,7 +78,14 @@ describe.each(fleets)("tool snapshots (%s store)", (_kind, makeFleet) => {
     await a.publish("github", [echo, add]);
     const store = fleet.open("pod-probe");
     const before = (await store.get(keys.snapshot("github")))?.rev;
-    const reordered = [{ inputSchema: echo.inputSchema, description: echo.description, name: "echo" }, add];
+    const reordered = [
+      {
+        inputSchema: echo.inputSchema,
+        description: echo.description,
+        name: "echo",
+      },
+      add,
+    ];
     expect(await a.publish("github", reordered)).toBe(false);
     expect((await store.get(keys.snapshot("github")))?.rev).toBe(before);
   });
@@ -80,7 +109,9 @@ describe.each(fleets)("tool snapshots (%s store)", (_kind, makeFleet) => {
     const [a, b] = await setup();
     await a.publish("github", [echo]);
     await b.resync();
-    const gone = new Promise((resolve) => b.onChange((client, snap) => snap === undefined && resolve(client)));
+    const gone = new Promise((resolve) =>
+      b.onChange((client, snap) => snap === undefined && resolve(client)),
+    );
     await a.remove("github");
     expect(await gone).toBe("github");
     expect(b.all()).toEqual([]);
@@ -89,7 +120,13 @@ describe.each(fleets)("tool snapshots (%s store)", (_kind, makeFleet) => {
   it("heals a missed change with a resync", async () => {
     const [, b] = await setup();
     const writer = fleet.open("pod-x");
-    await writer.set(keys.snapshot("jira"), { client: "jira", hash: "h1", tools: [add], updatedAt: new Date().toISOString(), podId: "pod-x" });
+    await writer.set(keys.snapshot("jira"), {
+      client: "jira",
+      hash: "h1",
+      tools: [add],
+      updatedAt: new Date().toISOString(),
+      podId: "pod-x",
+    });
     expect(b.get("jira")).toBeUndefined();
     await b.resync();
     expect(b.get("jira")?.tools).toEqual([add]);
@@ -104,7 +141,8 @@ describe("tool snapshots on Redis, seen by MONITOR", () => {
     const monitor = await new Redis(TEST_REDIS_URL).monitor();
     const seen: string[] = [];
     monitor.on("monitor", (_time: string, args: string[]) => {
-      if (args.some((a) => a.includes(fleet.namespace))) seen.push(args.join(" "));
+      if (args.some((a) => a.includes(fleet.namespace)))
+        seen.push(args.join(" "));
     });
     try {
       await snaps.start();
@@ -112,7 +150,10 @@ describe("tool snapshots on Redis, seen by MONITOR", () => {
       const marker = `${fleet.namespace}:marker`;
       const waitFor = (text: string): Promise<void> =>
         new Promise((resolve) => {
-          const check = (): void => void (seen.some((s) => s.includes(text)) ? resolve() : setTimeout(check, 10));
+          const check = (): void =>
+            void (seen.some((s) => s.includes(text))
+              ? resolve()
+              : setTimeout(check, 10));
           check();
         });
       await store.get("marker-before");
@@ -122,7 +163,9 @@ describe("tool snapshots on Redis, seen by MONITOR", () => {
       await snaps.publish("github", [echo]);
       await store.get("marker");
       await waitFor(marker);
-      expect(seen.slice(from).map((s) => s.toLowerCase())).toEqual([`get ${marker}`]);
+      expect(seen.slice(from).map((s) => s.toLowerCase())).toEqual([
+        `get ${marker}`,
+      ]);
     } finally {
       await snaps.close();
       monitor.disconnect();

@@ -22,7 +22,10 @@ export interface ToolSnapshotsOptions {
   readonly logger: Logger;
 }
 
-export type SnapshotListener = (client: string, snapshot: ToolSnapshot | undefined) => void;
+export type SnapshotListener = (
+  client: string,
+  snapshot: ToolSnapshot | undefined,
+) => void;
 
 export interface ToolSnapshots {
   /** Loads every snapshot and follows changes. A store outage is logged, not thrown: the pod starts anyway. */
@@ -45,7 +48,9 @@ export function toolsHash(tools: readonly SnapshotTool[]): string {
   return contentHash(tools);
 }
 
-export function createToolSnapshots(options: ToolSnapshotsOptions): ToolSnapshots {
+export function createToolSnapshots(
+  options: ToolSnapshotsOptions,
+): ToolSnapshots {
   const { store, podId } = options;
   const logger = options.logger.child({ component: "tool-snapshots" });
   const cache = new Map<string, ToolSnapshot>();
@@ -84,13 +89,21 @@ export function createToolSnapshots(options: ToolSnapshotsOptions): ToolSnapshot
   const onMessage = (message: unknown): void => {
     const event = SnapshotEvent.safeParse(message);
     if (!event.success) {
-      logger.warn({ issues: event.error.issues }, "ignoring a malformed snapshot event");
+      logger.warn(
+        { issues: event.error.issues },
+        "ignoring a malformed snapshot event",
+      );
       return;
     }
     const { client, hash, removed } = event.data;
     if (removed) return drop(client);
     if (cache.get(client)?.hash === hash) return;
-    fetch(client).catch((e: unknown) => logger.warn({ err: e, client }, "could not fetch a changed snapshot; the next resync heals it"));
+    fetch(client).catch((e: unknown) =>
+      logger.warn(
+        { err: e, client },
+        "could not fetch a changed snapshot; the next resync heals it",
+      ),
+    );
   };
 
   const resync = async (): Promise<void> => {
@@ -108,10 +121,19 @@ export function createToolSnapshots(options: ToolSnapshotsOptions): ToolSnapshot
     for (const client of [...cache.keys()]) if (!seen.has(client)) drop(client);
   };
 
-  const write = async (client: string, tools: readonly SnapshotTool[]): Promise<boolean> => {
+  const write = async (
+    client: string,
+    tools: readonly SnapshotTool[],
+  ): Promise<boolean> => {
     const hash = toolsHash(tools);
     if (cache.get(client)?.hash === hash) return false;
-    const snapshot: ToolSnapshot = { client, hash, tools: [...tools], updatedAt: new Date().toISOString(), podId };
+    const snapshot: ToolSnapshot = {
+      client,
+      hash,
+      tools: [...tools],
+      updatedAt: new Date().toISOString(),
+      podId,
+    };
     await store.set(keys.snapshot(client), snapshot);
     accept(snapshot);
     await store.publish(channels.snapshots, { client, hash, podId });
@@ -126,14 +148,19 @@ export function createToolSnapshots(options: ToolSnapshotsOptions): ToolSnapshot
         await write(client, tools);
       } catch (e) {
         if (!pending.has(client)) pending.set(client, tools);
-        logger.warn({ err: e, client }, "publishing a tool snapshot after the reconnect failed; retrying at the next one");
+        logger.warn(
+          { err: e, client },
+          "publishing a tool snapshot after the reconnect failed; retrying at the next one",
+        );
       }
     }
     await resync();
   };
 
   const resyncLogged = (): void => {
-    afterReconnect().catch((e: unknown) => logger.warn({ err: e }, "snapshot resync failed"));
+    afterReconnect().catch((e: unknown) =>
+      logger.warn({ err: e }, "snapshot resync failed"),
+    );
   };
 
   return {
@@ -143,7 +170,10 @@ export function createToolSnapshots(options: ToolSnapshotsOptions): ToolSnapshot
       try {
         await resync();
       } catch (e) {
-        logger.warn({ err: e }, "tool snapshots not loaded (state store unavailable); loading them when it is back");
+        logger.warn(
+          { err: e },
+          "tool snapshots not loaded (state store unavailable); loading them when it is back",
+        );
       }
     },
     async publish(client, tools) {
@@ -159,7 +189,12 @@ export function createToolSnapshots(options: ToolSnapshotsOptions): ToolSnapshot
       pending.delete(client);
       await store.delete(keys.snapshot(client));
       drop(client);
-      await store.publish(channels.snapshots, { client, hash: "", podId, removed: true });
+      await store.publish(channels.snapshots, {
+        client,
+        hash: "",
+        podId,
+        removed: true,
+      });
     },
     get: (client) => cache.get(client),
     all: () => [...cache.values()],
@@ -171,7 +206,9 @@ export function createToolSnapshots(options: ToolSnapshotsOptions): ToolSnapshot
     async close() {
       offReconnect?.();
       listeners.clear();
-      await unsubscribe?.().catch((e: unknown) => logger.debug({ err: e }, "unsubscribe failed while closing"));
+      await unsubscribe?.().catch((e: unknown) =>
+        logger.debug({ err: e }, "unsubscribe failed while closing"),
+      );
     },
   };
 }

@@ -76,7 +76,12 @@ export interface StateStore {
   /** Writes unconditionally and returns the new revision. */
   set(key: string, value: unknown, options?: SetOptions): Promise<number>;
   /** Writes only if the key's revision is `expectedRev` (0: the key must not exist). */
-  compareAndSet(key: string, expectedRev: number, value: unknown, options?: SetOptions): Promise<CasResult>;
+  compareAndSet(
+    key: string,
+    expectedRev: number,
+    value: unknown,
+    options?: SetOptions,
+  ): Promise<CasResult>;
   /** Deletes; true when the key existed. */
   delete(key: string): Promise<boolean>;
   /** Reads and deletes in one step (single-use values such as an OAuth `state`). */
@@ -131,7 +136,12 @@ export interface Backend {
   readonly kind: "memory" | "redis";
   get(key: string): Promise<string | undefined>;
   /** Writes `{"v":1,"rev":<next>,"data":<dataJson>}`; with `expectedRev`, only if the revision matches. */
-  write(key: string, dataJson: string, ttlMs: number | undefined, expectedRev: number | undefined): Promise<WriteResult>;
+  write(
+    key: string,
+    dataJson: string,
+    ttlMs: number | undefined,
+    expectedRev: number | undefined,
+  ): Promise<WriteResult>;
   del(key: string): Promise<boolean>;
   take(key: string): Promise<string | undefined>;
   scan(prefix: string): Promise<[string, string][]>;

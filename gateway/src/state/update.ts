@@ -23,11 +23,18 @@ export async function updateValue<T>(
 ): Promise<{ value: T | undefined; rev: number }> {
   const attempts = options.attempts ?? 20;
   for (let i = 0; i < attempts; i++) {
-    const current = (await store.get(key, schema)) ?? { value: undefined, rev: 0 };
+    const current = (await store.get(key, schema)) ?? {
+      value: undefined,
+      rev: 0,
+    };
     const next = fn(current.value);
     if (next === undefined) return { value: current.value, rev: current.rev };
     const r = await store.compareAndSet(key, current.rev, next, options);
     if (r.ok) return { value: next, rev: r.rev };
   }
-  throw new GatewayError("TG_ERR_CONFLICT", `state key "${key}" changed concurrently ${attempts} times in a row; try again`, { key });
+  throw new GatewayError(
+    "TG_ERR_CONFLICT",
+    `state key "${key}" changed concurrently ${attempts} times in a row; try again`,
+    { key },
+  );
 }

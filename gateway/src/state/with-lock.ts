@@ -7,15 +7,27 @@
 import { GatewayError } from "../errors.js";
 import type { Lock, LockOptions, StateStore } from "./types.js";
 
-export async function withLock<T>(store: StateStore, name: string, options: LockOptions, fn: (lock: Lock) => Promise<T>): Promise<T> {
+export async function withLock<T>(
+  store: StateStore,
+  name: string,
+  options: LockOptions,
+  fn: (lock: Lock) => Promise<T>,
+): Promise<T> {
   const lock = await store.lock(name, options);
   if (!lock) {
-    throw new GatewayError("TG_ERR_CONFLICT", `lock "${name}" is held elsewhere; gave up after ${options.waitMs ?? 0} ms`, { lock: name });
+    throw new GatewayError(
+      "TG_ERR_CONFLICT",
+      `lock "${name}" is held elsewhere; gave up after ${options.waitMs ?? 0} ms`,
+      { lock: name },
+    );
   }
-  const renew = setInterval(() => {
-    // A failed renewal is not fatal here: the TTL still holds the lock for a while, and fn's own store calls fail if the store is gone.
-    lock.extend(options.ttlMs).catch(() => undefined);
-  }, Math.max(1, Math.floor(options.ttlMs / 3)));
+  const renew = setInterval(
+    () => {
+      // A failed renewal is not fatal here: the TTL still holds the lock for a while, and fn's own store calls fail if the store is gone.
+      lock.extend(options.ttlMs).catch(() => undefined);
+    },
+    Math.max(1, Math.floor(options.ttlMs / 3)),
+  );
   renew.unref();
   try {
     return await fn(lock);

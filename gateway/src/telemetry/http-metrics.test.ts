@@ -1,7 +1,11 @@
 import { Counter, Histogram, Registry } from "prom-client";
 import { describe, expect, test } from "vitest";
 
-import { createHttpMetrics, HTTP_DURATION_BUCKETS, SIZE_BUCKETS } from "./http-metrics.js";
+import {
+  createHttpMetrics,
+  HTTP_DURATION_BUCKETS,
+  SIZE_BUCKETS,
+} from "./http-metrics.js";
 import { customLabelSet } from "./labels.js";
 
 interface Obs {
@@ -46,8 +50,13 @@ async function reference(
     SIZE_BUCKETS,
   );
   for (const o of observations) {
-    const labels: Record<string, string> = { path: o.path, method: o.method, status: String(o.status) };
-    for (const c of custom) labels[c] = o.headers[`x-bf-prom-${c.toLowerCase()}`] ?? "";
+    const labels: Record<string, string> = {
+      path: o.path,
+      method: o.method,
+      status: String(o.status),
+    };
+    for (const c of custom)
+      labels[c] = o.headers[`x-bf-prom-${c.toLowerCase()}`] ?? "";
     requests.inc(labels);
     duration.observe(labels, o.duration);
     reqSize.observe(labels, o.req);
@@ -56,10 +65,14 @@ async function reference(
   return registry.metrics();
 }
 
-async function ours(custom: readonly string[], observations: readonly Obs[]): Promise<string> {
+async function ours(
+  custom: readonly string[],
+  observations: readonly Obs[],
+): Promise<string> {
   const registry = new Registry();
   const m = createHttpMetrics(registry, customLabelSet(custom));
-  for (const o of observations) m.record(o.path, o.method, o.status, o.headers, o.duration, o.req, o.res);
+  for (const o of observations)
+    m.record(o.path, o.method, o.status, o.headers, o.duration, o.req, o.res);
   return registry.metrics();
 }
 
@@ -102,7 +115,9 @@ describe("pre-aggregated HTTP families", () => {
   ])(
     "export exactly what prom-client's Counter and Histogram export for $name",
     async ({ custom, observations }) => {
-      expect(await ours(custom, observations)).toBe(await reference(custom, observations));
+      expect(await ours(custom, observations)).toBe(
+        await reference(custom, observations),
+      );
     },
   );
 
@@ -113,8 +128,11 @@ describe("pre-aggregated HTTP families", () => {
     ];
     const registry = new Registry();
     const m = createHttpMetrics(registry, customLabelSet(["team"]));
-    for (const o of observations) m.record(o.path, o.method, o.status, o.headers, o.duration, o.req, o.res);
-    const simplify = (json: Awaited<ReturnType<Registry["getMetricsAsJSON"]>>): unknown =>
+    for (const o of observations)
+      m.record(o.path, o.method, o.status, o.headers, o.duration, o.req, o.res);
+    const simplify = (
+      json: Awaited<ReturnType<Registry["getMetricsAsJSON"]>>,
+    ): unknown =>
       json.map((f) => ({
         name: f.name,
         values: f.values.map((v) => ({
@@ -125,7 +143,9 @@ describe("pre-aggregated HTTP families", () => {
       }));
     const ref = new Registry();
     await reference(["team"], observations, ref);
-    expect(simplify(await registry.getMetricsAsJSON())).toEqual(simplify(await ref.getMetricsAsJSON()));
+    expect(simplify(await registry.getMetricsAsJSON())).toEqual(
+      simplify(await ref.getMetricsAsJSON()),
+    );
   });
 
   test("resetMetrics clears the series", async () => {
@@ -138,7 +158,11 @@ describe("pre-aggregated HTTP families", () => {
 
   test("unregister removes the four families and nothing else", async () => {
     const registry = new Registry();
-    new Counter({ name: "other_total", help: "x", registers: [registry] }).inc();
+    new Counter({
+      name: "other_total",
+      help: "x",
+      registers: [registry],
+    }).inc();
     const m = createHttpMetrics(registry, customLabelSet([]));
     m.record("/a", "GET", 200, {}, 0.01, 0, 10);
     m.unregister();
@@ -152,7 +176,9 @@ describe("pre-aggregated HTTP families", () => {
     const m = createHttpMetrics(registry, customLabelSet([]));
     m.record("/a", "GET", 200, {}, Number.NaN, -1, undefined);
     const text = await registry.metrics();
-    expect(text).toContain('http_requests_total{path="/a",method="GET",status="200"} 1');
+    expect(text).toContain(
+      'http_requests_total{path="/a",method="GET",status="200"} 1',
+    );
     expect(text).not.toContain("http_request_duration_seconds_count");
     expect(text).not.toContain("NaN");
   });

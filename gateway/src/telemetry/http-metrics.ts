@@ -12,10 +12,17 @@ import type { IncomingHttpHeaders } from "node:http";
 
 import type { Metric, Registry } from "prom-client";
 
-import { type CustomLabelSet, headerValue, type LabelValues } from "./labels.js";
+import {
+  type CustomLabelSet,
+  headerValue,
+  type LabelValues,
+} from "./labels.js";
 
 /** Byte-size buckets from 64 B to 16 MiB, 4x apart: covers JSON-RPC calls up to the body limits. */
-export const SIZE_BUCKETS = [64, 256, 1024, 4096, 16_384, 65_536, 262_144, 1_048_576, 4_194_304, 16_777_216];
+export const SIZE_BUCKETS = [
+  64, 256, 1024, 4096, 16_384, 65_536, 262_144, 1_048_576, 4_194_304,
+  16_777_216,
+];
 /** Request durations: sub-millisecond tools/list up to multi-minute agent runs. */
 export const HTTP_DURATION_BUCKETS = [
   0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120,
@@ -87,7 +94,13 @@ function family(
   values: () => ExportedValue[],
   reset: () => void,
 ): Metric {
-  const data = (v: ExportedValue[]): object => ({ name, help, type, aggregator: "sum", values: v });
+  const data = (v: ExportedValue[]): object => ({
+    name,
+    help,
+    type,
+    aggregator: "sum",
+    values: v,
+  });
   const metric = {
     name,
     help,
@@ -98,7 +111,12 @@ function family(
     // JSON (getMetricsAsJSON, cluster aggregation): labels merged, as prom-client's get() does.
     get: () =>
       Promise.resolve(
-        data(values().map(({ sharedLabels, ...v }) => ({ ...v, labels: { ...v.labels, ...sharedLabels } }))),
+        data(
+          values().map(({ sharedLabels, ...v }) => ({
+            ...v,
+            labels: { ...v.labels, ...sharedLabels },
+          })),
+        ),
       ),
     reset,
   };
@@ -106,7 +124,11 @@ function family(
   return metric as unknown as Metric;
 }
 
-function histogramValues(name: string, series: Iterable<Series>, key: HistKey): ExportedValue[] {
+function histogramValues(
+  name: string,
+  series: Iterable<Series>,
+  key: HistKey,
+): ExportedValue[] {
   const out: ExportedValue[] = [];
   for (const s of series) {
     const h = s[key];
@@ -127,18 +149,36 @@ function histogramValues(name: string, series: Iterable<Series>, key: HistKey): 
       value: h.count,
       metricName: `${name}_bucket`,
     });
-    out.push({ labels: {}, sharedLabels: s.labels, value: h.sum, metricName: `${name}_sum` });
-    out.push({ labels: {}, sharedLabels: s.labels, value: h.count, metricName: `${name}_count` });
+    out.push({
+      labels: {},
+      sharedLabels: s.labels,
+      value: h.sum,
+      metricName: `${name}_sum`,
+    });
+    out.push({
+      labels: {},
+      sharedLabels: s.labels,
+      value: h.count,
+      metricName: `${name}_count`,
+    });
   }
   return out;
 }
 
-export function createHttpMetrics(registry: Registry, custom: CustomLabelSet): HttpMetrics {
+export function createHttpMetrics(
+  registry: Registry,
+  custom: CustomLabelSet,
+): HttpMetrics {
   const table = new Map<string, Series>();
   const names = custom.names;
   const headerNames = custom.headers;
 
-  function newSeries(path: string, method: string, status: number, values: readonly string[]): Series {
+  function newSeries(
+    path: string,
+    method: string,
+    status: number,
+    values: readonly string[],
+  ): Series {
     const labels: LabelValues = { path, method, status: String(status) };
     names.forEach((n, i) => (labels[n] = values[i] as string));
     return {
@@ -157,35 +197,62 @@ export function createHttpMetrics(registry: Registry, custom: CustomLabelSet): H
       "http_requests_total",
       "HTTP requests served, by route pattern, method and status.",
       "counter",
-      () => [...table.values()].map((s) => ({ labels: s.labels, value: s.requests })),
+      () =>
+        [...table.values()].map((s) => ({
+          labels: s.labels,
+          value: s.requests,
+        })),
       clear,
     ),
     family(
       "http_request_duration_seconds",
       "Time from receiving the request to finishing the response, in seconds.",
       "histogram",
-      () => histogramValues("http_request_duration_seconds", table.values(), "duration"),
+      () =>
+        histogramValues(
+          "http_request_duration_seconds",
+          table.values(),
+          "duration",
+        ),
       clear,
     ),
     family(
       "http_request_size_bytes",
       "Request body size in bytes (Content-Length, or the received body).",
       "histogram",
-      () => histogramValues("http_request_size_bytes", table.values(), "requestSize"),
+      () =>
+        histogramValues(
+          "http_request_size_bytes",
+          table.values(),
+          "requestSize",
+        ),
       clear,
     ),
     family(
       "http_response_size_bytes",
       "Response body size in bytes; streamed responses of unknown length are not observed.",
       "histogram",
-      () => histogramValues("http_response_size_bytes", table.values(), "responseSize"),
+      () =>
+        histogramValues(
+          "http_response_size_bytes",
+          table.values(),
+          "responseSize",
+        ),
       clear,
     ),
   ];
   for (const f of families) registry.registerMetric(f);
 
   return {
-    record(path, method, status, headers, durationSeconds, requestBytes, responseBytes) {
+    record(
+      path,
+      method,
+      status,
+      headers,
+      durationSeconds,
+      requestBytes,
+      responseBytes,
+    ) {
       let key = `${path}\n${method}\n${status}`;
       // Header values cannot contain a newline, so the joined key is unambiguous.
       for (let i = 0; i < headerNames.length; i++)

@@ -3,7 +3,11 @@
  * response has been written to the socket, so it never delays the reply (SPEC 11: collection
  * adds no latency); `reply.elapsedTime` gives the duration.
  */
-import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
+import type {
+  FastifyPluginCallback,
+  FastifyReply,
+  FastifyRequest,
+} from "fastify";
 import fp from "fastify-plugin";
 
 import type { HttpMetrics } from "./http-metrics.js";
@@ -50,7 +54,9 @@ type Tracked = FastifyRequest & { [REPLY]?: FastifyReply | undefined };
 /** nginx's "client closed request": the client went away before any response was sent. */
 export const CLIENT_CLOSED_STATUS = 499;
 
-export function httpMetricsPlugin(state: HttpRecorderState): FastifyPluginCallback {
+export function httpMetricsPlugin(
+  state: HttpRecorderState,
+): FastifyPluginCallback {
   function record(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -77,9 +83,27 @@ export function httpMetricsPlugin(state: HttpRecorderState): FastifyPluginCallba
   const plugin: FastifyPluginCallback = (fastify, _opts, done) => {
     // Routes answered ahead of fastify (http/fast-lanes.ts) report here with the same figures.
     if (fastify.hasDecorator("fastLanes")) {
-      fastify.fastLanes.observer = (route, method, status, headers, seconds, requestBytes, responseBytes) => {
+      fastify.fastLanes.observer = (
+        route,
+        method,
+        status,
+        headers,
+        seconds,
+        requestBytes,
+        responseBytes,
+      ) => {
         try {
-          state.current().http.record(route, method, status, headers, seconds, requestBytes, responseBytes);
+          state
+            .current()
+            .http.record(
+              route,
+              method,
+              status,
+              headers,
+              seconds,
+              requestBytes,
+              responseBytes,
+            );
         } catch (error) {
           state.report(error);
         }
@@ -105,7 +129,12 @@ export function httpMetricsPlugin(state: HttpRecorderState): FastifyPluginCallba
       const reply = tracked[REPLY];
       if (reply !== undefined) {
         tracked[REPLY] = undefined;
-        record(request, reply, reply.raw.headersSent ? reply.statusCode : CLIENT_CLOSED_STATUS, undefined);
+        record(
+          request,
+          reply,
+          reply.raw.headersSent ? reply.statusCode : CLIENT_CLOSED_STATUS,
+          undefined,
+        );
       }
       next();
     });

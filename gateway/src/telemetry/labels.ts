@@ -54,28 +54,41 @@ export interface CustomLabelSet {
   /** `x-bf-prom-<name>` lower-cased, index-aligned with `names` (Node lower-cases header names). */
   readonly headers: readonly string[];
   /** Configured names that were dropped, with the reason (logged by the caller). */
-  readonly rejected: readonly { readonly name: string; readonly reason: string }[];
+  readonly rejected: readonly {
+    readonly name: string;
+    readonly reason: string;
+  }[];
 }
 
 export function customLabelSet(configured: readonly string[]): CustomLabelSet {
   const names: string[] = [];
   const rejected: { name: string; reason: string }[] = [];
   for (const name of configured) {
-    if (RESERVED.has(name)) rejected.push({ name, reason: "collides with a built-in label" });
+    if (RESERVED.has(name))
+      rejected.push({ name, reason: "collides with a built-in label" });
     else if (name.startsWith("__"))
-      rejected.push({ name, reason: "names starting with __ are reserved by Prometheus" });
+      rejected.push({
+        name,
+        reason: "names starting with __ are reserved by Prometheus",
+      });
     else if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name))
       rejected.push({ name, reason: "not a Prometheus label name" });
     else if (!names.includes(name)) names.push(name);
   }
-  return { names, headers: names.map((n) => `x-bf-prom-${n.toLowerCase()}`), rejected };
+  return {
+    names,
+    headers: names.map((n) => `x-bf-prom-${n.toLowerCase()}`),
+    rejected,
+  };
 }
 
 /** One header's value as a label value: first of a repeated header, cut to MAX_CUSTOM_VALUE_LENGTH. */
 export function headerValue(raw: string | string[] | undefined): string {
   // A repeated header arrives as an array (or comma-joined by Node); the first value wins.
   const value = Array.isArray(raw) ? (raw[0] ?? "") : (raw ?? "");
-  return value.length > MAX_CUSTOM_VALUE_LENGTH ? value.slice(0, MAX_CUSTOM_VALUE_LENGTH) : value;
+  return value.length > MAX_CUSTOM_VALUE_LENGTH
+    ? value.slice(0, MAX_CUSTOM_VALUE_LENGTH)
+    : value;
 }
 
 /** Writes the custom label values from `x-bf-prom-<label>` headers into `target`; a missing header gives "". */
@@ -85,7 +98,9 @@ export function assignHeaderValues(
   headers: IncomingHttpHeaders,
 ): LabelValues {
   for (let i = 0; i < set.names.length; i++) {
-    target[set.names[i] as string] = headerValue(headers[set.headers[i] as string]);
+    target[set.names[i] as string] = headerValue(
+      headers[set.headers[i] as string],
+    );
   }
   return target;
 }

@@ -4,7 +4,12 @@
  * fields of a config logged under `config` (or a client under `client`) are censored, as a
  * second line of defence behind `redact()` (SPEC 2.1: secrets never reach logs).
  */
-import { type DestinationStream, type Logger, type LoggerOptions, pino } from "pino";
+import {
+  type DestinationStream,
+  type Logger,
+  type LoggerOptions,
+  pino,
+} from "pino";
 
 import type { GatewayConfig } from "../config/schema.js";
 
@@ -19,11 +24,22 @@ const HEADER_SECRETS = [
   '"proxy-authorization"',
 ];
 
-const CLIENT_SECRET_PATHS = ["connection_string", "headers.*", "oauth_config.client_secret"];
+const CLIENT_SECRET_PATHS = [
+  "connection_string",
+  "headers.*",
+  "oauth_config.client_secret",
+];
 
 export const REDACT_PATHS: readonly string[] = [
-  ...HEADER_SECRETS.flatMap((h) => [`req.headers["${h}"]`, `res.headers["${h}"]`, `headers["${h}"]`]),
-  ...CLIENT_SECRET_PATHS.flatMap((p) => [`client.${p}`, `config.mcp.client_configs[*].${p}`]),
+  ...HEADER_SECRETS.flatMap((h) => [
+    `req.headers["${h}"]`,
+    `res.headers["${h}"]`,
+    `headers["${h}"]`,
+  ]),
+  ...CLIENT_SECRET_PATHS.flatMap((p) => [
+    `client.${p}`,
+    `config.mcp.client_configs[*].${p}`,
+  ]),
   "config.governance.virtual_keys[*].value",
   "config.providers.*.api_key",
   "config.server.auth.password",
@@ -39,7 +55,10 @@ export interface CreateLoggerOptions {
   readonly level?: string;
 }
 
-export function loggerOptions(config: Pick<GatewayConfig, "server">, level?: string): LoggerOptions {
+export function loggerOptions(
+  config: Pick<GatewayConfig, "server">,
+  level?: string,
+): LoggerOptions {
   return {
     level: level ?? config.server.log_level,
     base: { service: "toolgate" },
@@ -59,7 +78,11 @@ export function createLogger(
       ...opts,
       transport: {
         target: "pino-pretty",
-        options: { colorize: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname,service" },
+        options: {
+          colorize: true,
+          translateTime: "SYS:HH:MM:ss.l",
+          ignore: "pid,hostname,service",
+        },
       },
     });
   }

@@ -9,9 +9,18 @@ import { Counter, Gauge, Histogram } from "prom-client";
 import type { McpRecorder, ToolCallRecord } from "./types.js";
 
 /** The states of SPEC 3.1; a state outside this list is added to the client's set when seen. */
-export const CLIENT_STATES = ["connecting", "connected", "disconnected", "error"] as const;
-export const TOOL_CALL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
-export const AGENT_ITERATION_BUCKETS = [1, 2, 3, 4, 5, 7, 10, 15, 20, 50, 100, 1000];
+export const CLIENT_STATES = [
+  "connecting",
+  "connected",
+  "disconnected",
+  "error",
+] as const;
+export const TOOL_CALL_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120,
+];
+export const AGENT_ITERATION_BUCKETS = [
+  1, 2, 3, 4, 5, 7, 10, 15, 20, 50, 100, 1000,
+];
 const CODE_MODE_STATUSES = ["success", "error", "timeout"] as const;
 
 /** McpRecorder plus the deferred tool-call path; see `createTelemetry` for the deferral. */
@@ -20,7 +29,10 @@ export interface McpMetrics extends Omit<McpRecorder, "toolCall"> {
 }
 
 /** `collect` runs before the tool-call families are exported (the owner's deferred records). */
-export function createMcpMetrics(registry: Registry, collect: () => void): McpMetrics {
+export function createMcpMetrics(
+  registry: Registry,
+  collect: () => void,
+): McpMetrics {
   const registers = [registry];
   const toolCalls = new Counter({
     name: "mcp_tool_calls_total",
@@ -77,7 +89,10 @@ export function createMcpMetrics(registry: Registry, collect: () => void): McpMe
     recordToolCall(r) {
       toolCalls.inc({ client: r.client, tool: r.tool, status: r.status });
       if (Number.isFinite(r.durationSeconds) && r.durationSeconds >= 0)
-        toolDuration.observe({ client: r.client, tool: r.tool }, r.durationSeconds);
+        toolDuration.observe(
+          { client: r.client, tool: r.tool },
+          r.durationSeconds,
+        );
     },
     clientState(client, current) {
       let states = statesOf.get(client);
@@ -86,7 +101,8 @@ export function createMcpMetrics(registry: Registry, collect: () => void): McpMe
         statesOf.set(client, states);
       }
       states.add(current);
-      for (const s of states) state.set({ client, state: s }, s === current ? 1 : 0);
+      for (const s of states)
+        state.set({ client, state: s }, s === current ? 1 : 0);
     },
     clientReconnect(client) {
       reconnects.inc({ client });
@@ -97,7 +113,8 @@ export function createMcpMetrics(registry: Registry, collect: () => void): McpMe
     // A removed client's gauges describe something that no longer exists, so they go; its
     // counters stay (they are history, and a client re-added under the same name continues them).
     clientRemoved(client) {
-      for (const s of statesOf.get(client) ?? []) state.remove({ client, state: s });
+      for (const s of statesOf.get(client) ?? [])
+        state.remove({ client, state: s });
       statesOf.delete(client);
       tools.remove({ client });
     },

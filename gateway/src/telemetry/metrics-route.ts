@@ -1,5 +1,9 @@
 /** GET /metrics in the Prometheus text format (SPEC 4.6), behind the admin auth the app passes in. */
-import type { FastifyPluginCallback, preHandlerAsyncHookHandler, preHandlerHookHandler } from "fastify";
+import type {
+  FastifyPluginCallback,
+  preHandlerAsyncHookHandler,
+  preHandlerHookHandler,
+} from "fastify";
 import fp from "fastify-plugin";
 import type { Registry } from "prom-client";
 
@@ -8,15 +12,23 @@ export interface MetricsRouteOptions {
   readonly preHandler?: preHandlerHookHandler | preHandlerAsyncHookHandler;
 }
 
-export function metricsRoute(registry: Registry, options: MetricsRouteOptions = {}): FastifyPluginCallback {
+export function metricsRoute(
+  registry: Registry,
+  options: MetricsRouteOptions = {},
+): FastifyPluginCallback {
   const plugin: FastifyPluginCallback = (fastify, _opts, done) => {
     fastify.route({
       method: "GET",
       url: "/metrics",
-      ...(options.preHandler === undefined ? {} : { preHandler: options.preHandler }),
+      ...(options.preHandler === undefined
+        ? {}
+        : { preHandler: options.preHandler }),
       schema: {
         response: {
-          200: { type: "string", description: "Prometheus text exposition format 0.0.4" },
+          200: {
+            type: "string",
+            description: "Prometheus text exposition format 0.0.4",
+          },
         },
       },
       handler: async (_request, reply) => {

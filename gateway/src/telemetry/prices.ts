@@ -7,7 +7,9 @@ export type Price = z.infer<typeof ModelPrice>;
 /** provider name -> model name -> USD per million tokens. */
 export type PriceTable = ReadonlyMap<string, ReadonlyMap<string, Price>>;
 
-export function pricesFromConfig(config: Pick<GatewayConfig, "providers">): PriceTable {
+export function pricesFromConfig(
+  config: Pick<GatewayConfig, "providers">,
+): PriceTable {
   const table = new Map<string, ReadonlyMap<string, Price>>();
   for (const [provider, p] of Object.entries(config.providers)) {
     table.set(provider, new Map(Object.entries(p.prices)));
@@ -28,5 +30,9 @@ export function costOf(
 ): number | undefined {
   const price = table.get(provider)?.get(model);
   if (price === undefined) return undefined;
-  return (inputTokens * price.input_per_million + outputTokens * price.output_per_million) / 1_000_000;
+  return (
+    (inputTokens * price.input_per_million +
+      outputTokens * price.output_per_million) /
+    1_000_000
+  );
 }

@@ -5,14 +5,23 @@
 import type { Registry } from "prom-client";
 import { Counter, Histogram } from "prom-client";
 
-import { assignCustom, BASE_LABELS, baseLabelValues, type LabelValues } from "./labels.js";
+import {
+  assignCustom,
+  BASE_LABELS,
+  baseLabelValues,
+  type LabelValues,
+} from "./labels.js";
 import { costOf, type PriceTable } from "./prices.js";
 import type { ProviderCallResult } from "./types.js";
 
 /** LLM calls take from tens of milliseconds (cached, small) to minutes (long generations). */
-export const UPSTREAM_LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300];
+export const UPSTREAM_LATENCY_BUCKETS = [
+  0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300,
+];
 export const FIRST_TOKEN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30];
-export const INTER_TOKEN_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+export const INTER_TOKEN_BUCKETS = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+];
 
 /** Families rebuilt on a custom-label change (the stream histograms are not among them). */
 export const PROVIDER_METRIC_NAMES = [
@@ -31,7 +40,8 @@ export interface ProviderMetrics {
   unregister(): void;
 }
 
-const nonNegative = (n: number | undefined): n is number => n !== undefined && Number.isFinite(n) && n >= 0;
+const nonNegative = (n: number | undefined): n is number =>
+  n !== undefined && Number.isFinite(n) && n >= 0;
 
 /**
  * The two stream histograms carry base labels only, so they are created once per registry and
@@ -41,7 +51,10 @@ export interface StreamMetrics {
   record(base: LabelValues, r: ProviderCallResult): void;
 }
 
-export function createStreamMetrics(registry: Registry, collect: () => void): StreamMetrics {
+export function createStreamMetrics(
+  registry: Registry,
+  collect: () => void,
+): StreamMetrics {
   const registers = [registry];
   const firstToken = new Histogram({
     name: "gateway_stream_first_token_latency_seconds",
@@ -61,7 +74,8 @@ export function createStreamMetrics(registry: Registry, collect: () => void): St
   });
   return {
     record(base, r) {
-      if (nonNegative(r.firstTokenSeconds)) firstToken.observe(base, r.firstTokenSeconds);
+      if (nonNegative(r.firstTokenSeconds))
+        firstToken.observe(base, r.firstTokenSeconds);
       for (const gap of r.interTokenSeconds ?? []) {
         if (nonNegative(gap)) interToken.observe(base, gap);
       }
@@ -79,11 +93,27 @@ export function createProviderMetrics(
 ): ProviderMetrics {
   const registers = [registry];
   const withCustom = [...BASE_LABELS, ...customNames];
-  const counter = (name: string, help: string, extra: readonly string[] = []): Counter =>
-    new Counter({ name, help, labelNames: [...withCustom, ...extra], registers, collect });
+  const counter = (
+    name: string,
+    help: string,
+    extra: readonly string[] = [],
+  ): Counter =>
+    new Counter({
+      name,
+      help,
+      labelNames: [...withCustom, ...extra],
+      registers,
+      collect,
+    });
 
-  const upstream = counter("gateway_upstream_requests_total", "Requests sent to upstream LLM providers.");
-  const success = counter("gateway_success_requests_total", "Upstream provider requests that succeeded.");
+  const upstream = counter(
+    "gateway_upstream_requests_total",
+    "Requests sent to upstream LLM providers.",
+  );
+  const success = counter(
+    "gateway_success_requests_total",
+    "Upstream provider requests that succeeded.",
+  );
   const errors = counter(
     "gateway_error_requests_total",
     "Upstream provider requests that failed, by reason.",
@@ -116,13 +146,23 @@ export function createProviderMetrics(
     "gateway_cost_total",
     "Cost in USD of upstream provider requests, from providers.<name>.prices.",
   );
-  function recordTokens(labels: LabelValues, r: ProviderCallResult, prices: PriceTable): void {
+  function recordTokens(
+    labels: LabelValues,
+    r: ProviderCallResult,
+    prices: PriceTable,
+  ): void {
     const input = nonNegative(r.inputTokens) ? r.inputTokens : 0;
     const output = nonNegative(r.outputTokens) ? r.outputTokens : 0;
     if (nonNegative(r.inputTokens)) inputTokens.inc(labels, input);
     if (nonNegative(r.outputTokens)) outputTokens.inc(labels, output);
     if (input + output === 0) return;
-    const usd = costOf(prices, r.labels.provider, r.labels.model, input, output);
+    const usd = costOf(
+      prices,
+      r.labels.provider,
+      r.labels.model,
+      input,
+      output,
+    );
     if (usd !== undefined) cost.inc(labels, usd);
   }
 
@@ -134,12 +174,16 @@ export function createProviderMetrics(
       if (r.success) success.inc(labels);
       else errors.inc({ ...labels, reason: r.reason ?? "unknown" });
       if (nonNegative(r.latencySeconds))
-        latency.observe({ ...labels, is_success: r.success ? "true" : "false" }, r.latencySeconds);
+        latency.observe(
+          { ...labels, is_success: r.success ? "true" : "false" },
+          r.latencySeconds,
+        );
       recordTokens(labels, r, prices);
       stream.record(base, r);
     },
     unregister() {
-      for (const name of PROVIDER_METRIC_NAMES) registry.removeSingleMetric(name);
+      for (const name of PROVIDER_METRIC_NAMES)
+        registry.removeSingleMetric(name);
     },
   };
 }

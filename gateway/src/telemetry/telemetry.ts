@@ -22,12 +22,25 @@ import { collectDefaultMetrics, Registry } from "prom-client";
 import type { GatewayConfig } from "../config/schema.js";
 import { createHttpMetrics, type HttpMetrics } from "./http-metrics.js";
 import { httpMetricsPlugin } from "./http-plugin.js";
-import { assignHeaderValues, type CustomLabelSet, customLabelSet } from "./labels.js";
+import {
+  assignHeaderValues,
+  type CustomLabelSet,
+  customLabelSet,
+} from "./labels.js";
 import { createMcpMetrics } from "./mcp-metrics.js";
 import { metricsRoute, type MetricsRouteOptions } from "./metrics-route.js";
 import { pricesFromConfig, type PriceTable } from "./prices.js";
-import { createProviderMetrics, createStreamMetrics, type ProviderMetrics } from "./provider-metrics.js";
-import type { McpRecorder, ProviderCallResult, ProviderRecorder, ToolCallRecord } from "./types.js";
+import {
+  createProviderMetrics,
+  createStreamMetrics,
+  type ProviderMetrics,
+} from "./provider-metrics.js";
+import type {
+  McpRecorder,
+  ProviderCallResult,
+  ProviderRecorder,
+  ToolCallRecord,
+} from "./types.js";
 
 export interface TelemetryOptions {
   /** `client.prometheus_labels`. */
@@ -92,7 +105,8 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
     // prom-client exports these sums as gauges named *_total, which promtool rejects ("non-counter
     // metrics should not have _total suffix"); the per-type gauges nodejs_active_handles,
     // nodejs_active_requests and nodejs_active_resources carry the same numbers (sum them).
-    for (const name of REDUNDANT_DEFAULT_METRICS) registry.removeSingleMetric(name);
+    for (const name of REDUNDANT_DEFAULT_METRICS)
+      registry.removeSingleMetric(name);
   }
   let prices: PriceTable = options.prices ?? new Map();
 
@@ -105,11 +119,19 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
   function build(configured: readonly string[]): Families {
     const custom = customLabelSet(configured);
     for (const r of custom.rejected)
-      logger.warn({ label: r.name }, `client.prometheus_labels: "${r.name}" ignored: ${r.reason}`);
+      logger.warn(
+        { label: r.name },
+        `client.prometheus_labels: "${r.name}" ignored: ${r.reason}`,
+      );
     return {
       custom,
       http: createHttpMetrics(registry, custom),
-      provider: createProviderMetrics(registry, custom.names, stream, onCollect),
+      provider: createProviderMetrics(
+        registry,
+        custom.names,
+        stream,
+        onCollect,
+      ),
     };
   }
   let families = build(options.customLabels);
@@ -160,9 +182,15 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
       pendingTools.push(record);
       schedule();
     }),
-    clientState: guard((client: string, state: string) => mcpMetrics.clientState(client, state)),
-    clientReconnect: guard((client: string) => mcpMetrics.clientReconnect(client)),
-    clientTools: guard((client: string, count: number) => mcpMetrics.clientTools(client, count)),
+    clientState: guard((client: string, state: string) =>
+      mcpMetrics.clientState(client, state),
+    ),
+    clientReconnect: guard((client: string) =>
+      mcpMetrics.clientReconnect(client),
+    ),
+    clientTools: guard((client: string, count: number) =>
+      mcpMetrics.clientTools(client, count),
+    ),
     clientRemoved: guard((client: string) => mcpMetrics.clientRemoved(client)),
     agentIterations: guard((n: number) => mcpMetrics.agentIterations(n)),
     codeModeExecution: guard((status: "success" | "error" | "timeout") =>
@@ -202,7 +230,8 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
     metricsRoute: (routeOptions = {}) => metricsRoute(registry, routeOptions),
     setCustomLabels,
     customLabels: () => families.custom.names,
-    customLabelValues: (headers) => assignHeaderValues({}, families.custom, headers),
+    customLabelValues: (headers) =>
+      assignHeaderValues({}, families.custom, headers),
     setPrices(next) {
       prices = next;
     },

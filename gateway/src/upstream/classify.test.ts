@@ -7,14 +7,18 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 
 import { GatewayError } from "../errors.js";
-import { classifyError,ClientConfigError } from "./classify.js";
+import { classifyError, ClientConfigError } from "./classify.js";
 import { RetryExhaustedError } from "./retry.js";
 
-const coded = (code: string, message = code): Error => Object.assign(new Error(message), { code });
+const coded = (code: string, message = code): Error =>
+  Object.assign(new Error(message), { code });
 
 describe("classifyError", () => {
   it.each([
-    ["a refused connection", coded("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:1")],
+    [
+      "a refused connection",
+      coded("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:1"),
+    ],
     ["a connection timeout", coded("ETIMEDOUT")],
     ["an undici connect timeout", coded("UND_ERR_CONNECT_TIMEOUT")],
     ["an unreachable network", coded("ENETUNREACH")],
@@ -23,17 +27,43 @@ describe("classifyError", () => {
     ["a broken pipe", coded("EPIPE", "write EPIPE")],
     ["an I/O error", coded("EIO")],
     ["a connection reset", coded("ECONNRESET")],
-    ["fetch failed caused by a refusal", new TypeError("fetch failed", { cause: coded("ECONNREFUSED") })],
-    ["an aggregate of refusals", new TypeError("fetch failed", { cause: new AggregateError([coded("ECONNREFUSED"), coded("ECONNREFUSED")]) })],
-    ["HTTP 500", new StreamableHTTPError(500, "Error POSTing to endpoint: boom")],
+    [
+      "fetch failed caused by a refusal",
+      new TypeError("fetch failed", { cause: coded("ECONNREFUSED") }),
+    ],
+    [
+      "an aggregate of refusals",
+      new TypeError("fetch failed", {
+        cause: new AggregateError([
+          coded("ECONNREFUSED"),
+          coded("ECONNREFUSED"),
+        ]),
+      }),
+    ],
+    [
+      "HTTP 500",
+      new StreamableHTTPError(500, "Error POSTing to endpoint: boom"),
+    ],
     ["HTTP 502", new StreamableHTTPError(502, "bad gateway")],
     ["HTTP 503", new SseError(503, "unavailable", undefined as never)],
     ["HTTP 504", new StreamableHTTPError(504, "gateway timeout")],
     ["HTTP 429", new StreamableHTTPError(429, "slow down")],
-    ["an SSE POST failure with HTTP 502 in its text", new Error("Error POSTing to endpoint (HTTP 502): upstream")],
-    ["the SDK's request timeout", new McpError(ErrorCode.RequestTimeout, "Request timed out")],
-    ["a closed connection", new McpError(ErrorCode.ConnectionClosed, "Connection closed")],
-    ["temporary unavailability in words", new Error("service temporarily unavailable")],
+    [
+      "an SSE POST failure with HTTP 502 in its text",
+      new Error("Error POSTing to endpoint (HTTP 502): upstream"),
+    ],
+    [
+      "the SDK's request timeout",
+      new McpError(ErrorCode.RequestTimeout, "Request timed out"),
+    ],
+    [
+      "a closed connection",
+      new McpError(ErrorCode.ConnectionClosed, "Connection closed"),
+    ],
+    [
+      "temporary unavailability in words",
+      new Error("service temporarily unavailable"),
+    ],
     ["an unknown error", new Error("something odd happened")],
   ])("treats %s as transient", (_, err) => {
     expect(classifyError(err)).toBe("transient");
@@ -45,24 +75,53 @@ describe("classifyError", () => {
     ["HTTP 400", new StreamableHTTPError(400, "bad request")],
     ["HTTP 405", new StreamableHTTPError(405, "method not allowed")],
     ["HTTP 422", new StreamableHTTPError(422, "unprocessable")],
-    ["HTTP 401 in an SSE POST failure", new Error("Error POSTing to endpoint (HTTP 401): nope")],
+    [
+      "HTTP 401 in an SSE POST failure",
+      new Error("Error POSTing to endpoint (HTTP 401): nope"),
+    ],
     ["a missing command", coded("ENOENT", "spawn nope ENOENT")],
-    ["permission denied on the command", coded("EACCES", "spawn /etc/passwd EACCES")],
-    ["a cancelled request", new DOMException("This operation was aborted", "AbortError")],
+    [
+      "permission denied on the command",
+      coded("EACCES", "spawn /etc/passwd EACCES"),
+    ],
+    [
+      "a cancelled request",
+      new DOMException("This operation was aborted", "AbortError"),
+    ],
     ["context deadline exceeded", new Error("context deadline exceeded")],
     ["context cancelled", new Error("context canceled")],
     ["authorization denied", new Error("authorization denied by policy")],
     ["invalid credentials", new Error("invalid credentials")],
-    ["invalid configuration", new ClientConfigError('MCP client "x": connection_string is not a valid URL')],
-    ["a missing environment variable", new GatewayError("TG_ERR_CONFIG_ENV_MISSING", "environment variable X is not set")],
-    ["the SDK's UnauthorizedError", Object.assign(new Error("Unauthorized"), { name: "UnauthorizedError" })],
+    [
+      "invalid configuration",
+      new ClientConfigError(
+        'MCP client "x": connection_string is not a valid URL',
+      ),
+    ],
+    [
+      "a missing environment variable",
+      new GatewayError(
+        "TG_ERR_CONFIG_ENV_MISSING",
+        "environment variable X is not set",
+      ),
+    ],
+    [
+      "the SDK's UnauthorizedError",
+      Object.assign(new Error("Unauthorized"), { name: "UnauthorizedError" }),
+    ],
   ])("treats %s as permanent", (_, err) => {
     expect(classifyError(err)).toBe("permanent");
   });
 
   it("looks through a RetryExhaustedError to its cause", () => {
-    expect(classifyError(new RetryExhaustedError(new StreamableHTTPError(401, "x"), 1, true))).toBe("permanent");
-    expect(classifyError(new RetryExhaustedError(coded("ECONNREFUSED"), 6, false))).toBe("transient");
+    expect(
+      classifyError(
+        new RetryExhaustedError(new StreamableHTTPError(401, "x"), 1, true),
+      ),
+    ).toBe("permanent");
+    expect(
+      classifyError(new RetryExhaustedError(coded("ECONNREFUSED"), 6, false)),
+    ).toBe("transient");
   });
 
   it("classifies a real refused connection as transient", async () => {

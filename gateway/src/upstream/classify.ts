@@ -45,7 +45,15 @@ const TRANSIENT_CODES = new Set([
   "UND_ERR_SOCKET",
   "UND_ERR_CLOSED",
 ]);
-const PERMANENT_CODES = new Set(["ENOENT", "EACCES", "EPERM", "ENOEXEC", "ENOTDIR", "ERR_INVALID_URL", "ABORT_ERR"]);
+const PERMANENT_CODES = new Set([
+  "ENOENT",
+  "EACCES",
+  "EPERM",
+  "ENOEXEC",
+  "ENOTDIR",
+  "ERR_INVALID_URL",
+  "ABORT_ERR",
+]);
 
 const PERMANENT_TEXT =
   /context (deadline exceeded|cancell?ed)|unauthori[sz]ed|forbidden|authori[sz]ation denied|invalid (auth|credentials|configuration|config)|permission denied|command not found|no such file|not found/i;
@@ -76,19 +84,24 @@ function chain(err: unknown): ErrorLike[] {
   return out;
 }
 
-const isStatus = (n: unknown): n is number => typeof n === "number" && n >= 100 && n < 600;
+const isStatus = (n: unknown): n is number =>
+  typeof n === "number" && n >= 100 && n < 600;
 
 function httpStatus(e: ErrorLike): number | undefined {
   // StreamableHTTPError and SseError keep the status in `code`; fetch-style errors in `status`.
   if (isStatus(e.status)) return e.status;
   if (!(e instanceof McpError) && isStatus(e.code)) return e.code;
-  const m = typeof e.message === "string" ? /\bHTTP (\d{3})\b|status code \(?(\d{3})\)?/.exec(e.message) : null;
+  const m =
+    typeof e.message === "string"
+      ? /\bHTTP (\d{3})\b|status code \(?(\d{3})\)?/.exec(e.message)
+      : null;
   const s = m?.[1] ?? m?.[2];
   return s === undefined ? undefined : Number(s);
 }
 
 function byStatus(status: number): ErrorClass | undefined {
-  if (PERMANENT_STATUS.has(status) || TRANSIENT_STATUS.has(status)) return PERMANENT_STATUS.has(status) ? "permanent" : "transient";
+  if (PERMANENT_STATUS.has(status) || TRANSIENT_STATUS.has(status))
+    return PERMANENT_STATUS.has(status) ? "permanent" : "transient";
   if (status >= 400 && status < 500) return "permanent";
   if (status >= 500) return "transient";
   return undefined;
@@ -99,18 +112,27 @@ export function isMcpError(err: unknown, code: ErrorCode): boolean {
   return err instanceof McpError && err.code === (code as number);
 }
 
-const PERMANENT_NAMES = new Set(["AbortError", "UnauthorizedError", "ClientConfigError"]);
+const PERMANENT_NAMES = new Set([
+  "AbortError",
+  "UnauthorizedError",
+  "ClientConfigError",
+]);
 
 function byKind(e: ErrorLike): ErrorClass | undefined {
   if (e instanceof ClientConfigError) return "permanent";
-  if (isMcpError(e, ErrorCode.RequestTimeout) || isMcpError(e, ErrorCode.ConnectionClosed)) return "transient";
+  if (
+    isMcpError(e, ErrorCode.RequestTimeout) ||
+    isMcpError(e, ErrorCode.ConnectionClosed)
+  )
+    return "transient";
   const name = typeof e.name === "string" ? e.name : "";
   if (PERMANENT_NAMES.has(name)) return "permanent";
   return typeof e.code === "string" ? byCode(name, e.code) : undefined;
 }
 
 function byCode(name: string, code: string): ErrorClass | undefined {
-  if (name === "GatewayError" && code.startsWith("TG_ERR_CONFIG")) return "permanent";
+  if (name === "GatewayError" && code.startsWith("TG_ERR_CONFIG"))
+    return "permanent";
   if (PERMANENT_CODES.has(code)) return "permanent";
   return TRANSIENT_CODES.has(code) ? "transient" : undefined;
 }

@@ -31,5 +31,7 @@ export const systemClock: Clock = {
 
 function abortReason(signal: AbortSignal | undefined): Error {
   const reason: unknown = signal?.reason;
-  return reason instanceof Error ? reason : new DOMException("The operation was aborted", "AbortError");
+  return reason instanceof Error
+    ? reason
+    : new DOMException("The operation was aborted", "AbortError");
 }

@@ -38,7 +38,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
 import { z } from "zod";
 
@@ -55,7 +59,12 @@ import { discoverTools, listToolsPage } from "./discovery.js";
 import { HttpToolCaller } from "./http-tool-call.js";
 import { RETRY_POLICY, withRetry } from "./retry.js";
 import { createTransport, httpTarget } from "./transport.js";
-import type { ClientState, ClientStatus, HealthCheck, ToolsOrigin } from "./types.js";
+import type {
+  ClientState,
+  ClientStatus,
+  HealthCheck,
+  ToolsOrigin,
+} from "./types.js";
 
 /** Global settings every connection reads live (mcp.health_monitor_config, mcp.tool_manager_config). */
 export interface ConnectionSettings {
@@ -70,19 +79,31 @@ export interface ConnectionDeps {
   readonly clock: Clock;
   readonly registry: AggregatedToolRegistry;
   readonly settings: () => ConnectionSettings;
-  readonly onStatus: (status: ClientStatus, previous: ClientState | undefined) => void;
+  readonly onStatus: (
+    status: ClientStatus,
+    previous: ClientState | undefined,
+  ) => void;
   readonly secrets?: SecretSource | undefined;
-  readonly authHeaders?: ((client: ClientConfig) => Promise<Record<string, string>>) | undefined;
+  readonly authHeaders?:
+    ((client: ClientConfig) => Promise<Record<string, string>>) | undefined;
   readonly recorder?: McpRecorder | undefined;
   /**
    * The fleet's last known tool list for a client (tool snapshots), offered in the registry
    * while this connection is in its first `connecting` only; see `awaitingFirstConnect`.
    */
-  readonly snapshotTools?: ((clientName: string) => readonly Tool[] | undefined) | undefined;
+  readonly snapshotTools?:
+    ((clientName: string) => readonly Tool[] | undefined) | undefined;
   /** The server's tool list after a connect or a re-listing (`origin` says what caused it). */
-  readonly onTools?: ((clientName: string, tools: readonly Tool[], origin: ToolsOrigin) => void) | undefined;
+  readonly onTools?:
+    | ((
+        clientName: string,
+        tools: readonly Tool[],
+        origin: ToolsOrigin,
+      ) => void)
+    | undefined;
   /** After every counted health check, before any disconnect it causes. */
-  readonly onHealthCheck?: ((status: ClientStatus, check: HealthCheck) => void) | undefined;
+  readonly onHealthCheck?:
+    ((status: ClientStatus, check: HealthCheck) => void) | undefined;
 }
 
 interface Session {
@@ -116,7 +137,10 @@ export function toolErrorResult(message: string): CallToolResult {
 
 /** A JSON-RPC error answered by the server counts as a tool error; timeouts and transport trouble as failures. */
 function callFailureStatus(err: unknown): "error" | "failure" {
-  const answered = err instanceof McpError && !isMcpError(err, ErrorCode.RequestTimeout) && !isMcpError(err, ErrorCode.ConnectionClosed);
+  const answered =
+    err instanceof McpError &&
+    !isMcpError(err, ErrorCode.RequestTimeout) &&
+    !isMcpError(err, ErrorCode.ConnectionClosed);
   return answered ? "error" : "failure";
 }
 
@@ -180,7 +204,9 @@ export class Connection {
       tools: [...this.#offered],
       consecutiveFailures: this.#failures,
     };
-    return this.#lastError === undefined ? base : { ...base, lastError: this.#lastError };
+    return this.#lastError === undefined
+      ? base
+      : { ...base, lastError: this.#lastError };
   }
 
   /**
@@ -235,7 +261,9 @@ export class Connection {
 
   /** Stops everything; resolves once the session and any attempt in flight (a spawned child) are closed. */
   async close(): Promise<void> {
-    this.#lifetime.abort(new DOMException("the MCP client was closed", "AbortError"));
+    this.#lifetime.abort(
+      new DOMException("the MCP client was closed", "AbortError"),
+    );
     await this.#teardown();
     await this.#reconnecting;
   }
@@ -246,48 +274,96 @@ export class Connection {
       const why = this.#lastError === undefined ? "" : ` (${this.#lastError})`;
       return `MCP client "${this.name}" is ${this.#state}${why}; its tools are unavailable until it reconnects`;
     }
-    if (!this.#offered.has(tool)) return `tool "${tool}" of MCP client "${this.name}" is not available: it is not in tools_to_execute or the server no longer lists it`;
+    if (!this.#offered.has(tool))
+      return `tool "${tool}" of MCP client "${this.name}" is not available: it is not in tools_to_execute or the server no longer lists it`;
     return undefined;
   }
 
-  async call(entry: ToolEntry, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
+  async call(
+    entry: ToolEntry,
+    args: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<CallToolResult> {
     const session = this.#session;
     const unavailable = this.#unavailable(entry.tool);
     if (unavailable !== undefined || !session) {
       this.#record(entry.tool, "failure", 0);
-      return toolErrorResult(unavailable ?? `MCP client "${this.name}" is not connected`);
+      return toolErrorResult(
+        unavailable ?? `MCP client "${this.name}" is not connected`,
+      );
     }
-    const timeout = options.timeoutMs ?? this.#deps.settings().toolExecutionTimeoutMs;
+    const timeout =
+      options.timeoutMs ?? this.#deps.settings().toolExecutionTimeoutMs;
     const started = performance.now();
     try {
       const result = session.fast
         ? await session.fast.call(entry.tool, args, timeout, options.signal)
-        : await this.#sdkCall(session, entry.tool, args, timeout, options.signal);
-      this.#record(entry.tool, result.isError === true ? "error" : "success", performance.now() - started);
+        : await this.#sdkCall(
+            session,
+            entry.tool,
+            args,
+            timeout,
+            options.signal,
+          );
+      this.#record(
+        entry.tool,
+        result.isError === true ? "error" : "success",
+        performance.now() - started,
+      );
       return result;
     } catch (err) {
-      this.#record(entry.tool, callFailureStatus(err), performance.now() - started);
+      this.#record(
+        entry.tool,
+        callFailureStatus(err),
+        performance.now() - started,
+      );
       return toolErrorResult(this.#describeCallError(entry.tool, err, timeout));
     }
   }
 
-  async #sdkCall(session: Session, tool: string, args: Record<string, unknown>, timeout: number, signal: AbortSignal | undefined): Promise<CallToolResult> {
-    const request = { method: "tools/call" as const, params: { name: tool, arguments: args } };
+  async #sdkCall(
+    session: Session,
+    tool: string,
+    args: Record<string, unknown>,
+    timeout: number,
+    signal: AbortSignal | undefined,
+  ): Promise<CallToolResult> {
+    const request = {
+      method: "tools/call" as const,
+      params: { name: tool, arguments: args },
+    };
     const opts = signal ? { timeout, signal } : { timeout };
-    return (await session.client.request(request, PassThroughResult, opts)) as CallToolResult;
+    return (await session.client.request(
+      request,
+      PassThroughResult,
+      opts,
+    )) as CallToolResult;
   }
 
   #describeCallError(tool: string, err: unknown, timeout: number): string {
     const subject = `tool "${tool}" of MCP client "${this.name}"`;
-    if (isMcpError(err, ErrorCode.RequestTimeout)) return `${subject} timed out after ${timeout} ms (tool_execution_timeout)`;
-    if (err instanceof Error && err.name === "AbortError") return `${subject} was cancelled by the caller`;
-    if (isMcpError(err, ErrorCode.ConnectionClosed)) return `${subject} failed: the connection to the server closed during the call`;
-    if (err instanceof McpError) return `${subject} failed: the server answered with an error: ${err.message}`;
+    if (isMcpError(err, ErrorCode.RequestTimeout))
+      return `${subject} timed out after ${timeout} ms (tool_execution_timeout)`;
+    if (err instanceof Error && err.name === "AbortError")
+      return `${subject} was cancelled by the caller`;
+    if (isMcpError(err, ErrorCode.ConnectionClosed))
+      return `${subject} failed: the connection to the server closed during the call`;
+    if (err instanceof McpError)
+      return `${subject} failed: the server answered with an error: ${err.message}`;
     return `${subject} failed: ${errorText(err)}`;
   }
 
-  #record(tool: string, status: "success" | "error" | "failure", ms: number): void {
-    this.#deps.recorder?.toolCall({ client: this.name, tool, status, durationSeconds: ms / 1000 });
+  #record(
+    tool: string,
+    status: "success" | "error" | "failure",
+    ms: number,
+  ): void {
+    this.#deps.recorder?.toolCall({
+      client: this.name,
+      tool,
+      status,
+      durationSeconds: ms / 1000,
+    });
   }
 
   #setState(next: ClientState): void {
@@ -296,7 +372,10 @@ export class Connection {
     this.#state = next;
     if (next !== "connecting") this.#settled = true;
     this.#since = new Date();
-    this.#log.info({ from: previous, to: next, lastError: this.#lastError }, "MCP client state changed");
+    this.#log.info(
+      { from: previous, to: next, lastError: this.#lastError },
+      "MCP client state changed",
+    );
     this.#publish();
     this.#emitStatus(previous);
   }
@@ -312,8 +391,13 @@ export class Connection {
     if (this.#lifetime.signal.aborted) return;
     const connected = this.#state === "connected";
     const exec = toolSelector(this.#config.tools_to_execute);
-    this.#offered = new Set(connected ? this.#tools.map((t) => t.name).filter(exec) : []);
-    const snapshot = connected || this.#settled ? undefined : this.#deps.snapshotTools?.(this.name);
+    this.#offered = new Set(
+      connected ? this.#tools.map((t) => t.name).filter(exec) : [],
+    );
+    const snapshot =
+      connected || this.#settled
+        ? undefined
+        : this.#deps.snapshotTools?.(this.name);
     this.#deps.registry.setClient({
       id: this.id,
       name: this.name,
@@ -345,7 +429,8 @@ export class Connection {
     // Out of service first, so callers see `connecting` (not a connected client without a
     // session) while the old session takes its time to close.
     const old = this.#detach();
-    if (kind !== "auto" && !this.#lifetime.signal.aborted) this.#setState("connecting");
+    if (kind !== "auto" && !this.#lifetime.signal.aborted)
+      this.#setState("connecting");
     await this.#closeSession(old);
     if (this.#lifetime.signal.aborted) return finish();
     if (kind !== "initial") this.#deps.recorder?.clientReconnect(this.name);
@@ -355,7 +440,10 @@ export class Connection {
         signal: this.#lifetime.signal,
         onRetry: (err, attempt, delay) => {
           this.#lastError = errorText(err);
-          this.#log.warn({ attempt, retryInMs: delay, err: this.#lastError }, "MCP client connection attempt failed; retrying");
+          this.#log.warn(
+            { attempt, retryInMs: delay, err: this.#lastError },
+            "MCP client connection attempt failed; retrying",
+          );
         },
       });
       this.#failures = 0;
@@ -374,12 +462,15 @@ export class Connection {
   }
 
   #scheduleBackgroundRound(): void {
-    this.#deps.clock.sleep(RETRY_POLICY.maxBackoffMs, this.#lifetime.signal).then(
-      () => {
-        if (this.#state === "error" && !this.#reconnecting) void this.#runReconnect("background");
-      },
-      () => undefined,
-    );
+    this.#deps.clock
+      .sleep(RETRY_POLICY.maxBackoffMs, this.#lifetime.signal)
+      .then(
+        () => {
+          if (this.#state === "error" && !this.#reconnecting)
+            void this.#runReconnect("background");
+        },
+        () => undefined,
+      );
   }
 
   /** One attempt: transport, initialize, first tools/list. Throws on any failure, leaving nothing open. */
@@ -391,14 +482,28 @@ export class Connection {
     // through npx can take many seconds, so check_timeout would be too tight.
     const timeout = settings.toolExecutionTimeoutMs;
     const session: Session = { client, transport, stop: new AbortController() };
-    client.onerror = (err) => this.#log.debug({ err: errorText(err) }, "MCP transport error");
+    client.onerror = (err) =>
+      this.#log.debug({ err: errorText(err) }, "MCP transport error");
     client.onclose = () => this.#onSessionClosed(session);
     // Registered before initialize, so a change announced during the first listing is not lost.
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#refreshTools(session, "upstream"));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () =>
+      this.#refreshTools(session, "upstream"),
+    );
     try {
-      await client.connect(transport, { timeout, signal: this.#lifetime.signal });
-      if (transport instanceof StreamableHTTPClientTransport) session.fast = new HttpToolCaller(httpTarget(this.#config, this.#deps), transport);
-      this.#tools = await discoverTools(client, { timeout, signal: this.#lifetime.signal }, this.#log);
+      await client.connect(transport, {
+        timeout,
+        signal: this.#lifetime.signal,
+      });
+      if (transport instanceof StreamableHTTPClientTransport)
+        session.fast = new HttpToolCaller(
+          httpTarget(this.#config, this.#deps),
+          transport,
+        );
+      this.#tools = await discoverTools(
+        client,
+        { timeout, signal: this.#lifetime.signal },
+        this.#log,
+      );
       // Closed while the last step was in flight: do not leave a live session behind.
       this.#lifetime.signal.throwIfAborted();
     } catch (err) {
@@ -428,7 +533,14 @@ export class Connection {
   /** Closing can take a while (a stdio child gets up to 2 s to exit before SIGTERM). */
   async #closeSession(session: Session | undefined): Promise<void> {
     await session?.fast?.close().catch(() => undefined);
-    await session?.client.close().catch((err: unknown) => this.#log.debug({ err: errorText(err) }, "closing the MCP client failed"));
+    await session?.client
+      .close()
+      .catch((err: unknown) =>
+        this.#log.debug(
+          { err: errorText(err) },
+          "closing the MCP client failed",
+        ),
+      );
   }
 
   #onSessionClosed(session: Session): void {
@@ -466,10 +578,18 @@ export class Connection {
         const why = session.refreshOrigin ?? origin;
         session.refreshOrigin = undefined;
         const timeout = this.#deps.settings().toolExecutionTimeoutMs;
-        const tools = await withRetry(() => discoverTools(session.client, { timeout, signal: session.stop.signal }, this.#log), {
-          clock: this.#deps.clock,
-          signal: session.stop.signal,
-        });
+        const tools = await withRetry(
+          () =>
+            discoverTools(
+              session.client,
+              { timeout, signal: session.stop.signal },
+              this.#log,
+            ),
+          {
+            clock: this.#deps.clock,
+            signal: session.stop.signal,
+          },
+        );
         if (session !== this.#session) return;
         this.#tools = tools;
         this.#publish();
@@ -478,7 +598,11 @@ export class Connection {
     };
     session.refreshing = run()
       .catch((err: unknown) => {
-        if (!session.stop.signal.aborted) this.#log.warn({ err: errorText(err) }, "re-listing tools after list_changed failed; keeping the previous list");
+        if (!session.stop.signal.aborted)
+          this.#log.warn(
+            { err: errorText(err) },
+            "re-listing tools after list_changed failed; keeping the previous list",
+          );
       })
       .finally(() => {
         session.refreshing = undefined;
@@ -498,7 +622,10 @@ export class Connection {
     const signal = session.stop.signal;
     try {
       for (;;) {
-        await this.#deps.clock.sleep(this.#deps.settings().checkIntervalMs, signal);
+        await this.#deps.clock.sleep(
+          this.#deps.settings().checkIntervalMs,
+          signal,
+        );
         if (!(await this.#runCheck(session, true))) return;
       }
     } catch {
@@ -513,14 +640,27 @@ export class Connection {
     if (session.stop.signal.aborted || session !== this.#session) return false;
     this.#failures = failure === undefined ? 0 : this.#failures + 1;
     try {
-      this.#deps.onHealthCheck?.(this.status(), { scheduled, ...(failure === undefined ? {} : { failure }) });
+      this.#deps.onHealthCheck?.(this.status(), {
+        scheduled,
+        ...(failure === undefined ? {} : { failure }),
+      });
     } catch (err) {
       this.#log.error({ err }, "a health-check listener threw");
     }
     if (failure === undefined) return true;
-    this.#log.warn({ failures: this.#failures, of: settings.maxConsecutiveFailures, err: failure }, "MCP client health check failed");
+    this.#log.warn(
+      {
+        failures: this.#failures,
+        of: settings.maxConsecutiveFailures,
+        err: failure,
+      },
+      "MCP client health check failed",
+    );
     if (this.#failures < settings.maxConsecutiveFailures) return true;
-    await this.#disconnect(session, `${this.#failures} consecutive health checks failed; last: ${failure}`);
+    await this.#disconnect(
+      session,
+      `${this.#failures} consecutive health checks failed; last: ${failure}`,
+    );
     return false;
   }
 
@@ -532,7 +672,9 @@ export class Connection {
       else await listToolsPage(session.client, undefined, options);
       return undefined;
     } catch (err) {
-      return isMcpError(err, ErrorCode.RequestTimeout) ? `no answer within ${timeout} ms` : errorText(err);
+      return isMcpError(err, ErrorCode.RequestTimeout)
+        ? `no answer within ${timeout} ms`
+        : errorText(err);
     }
   }
 }

@@ -19,7 +19,11 @@ const RawPage = z.looseObject({
 /** A server that keeps returning cursors is cut off here rather than looping forever. */
 export const MAX_TOOL_PAGES = 100;
 
-export async function listToolsPage(client: Client, cursor: string | undefined, options: RequestOptions): Promise<z.infer<typeof RawPage>> {
+export async function listToolsPage(
+  client: Client,
+  cursor: string | undefined,
+  options: RequestOptions,
+): Promise<z.infer<typeof RawPage>> {
   const params = cursor === undefined ? {} : { cursor };
   return client.request({ method: "tools/list", params }, RawPage, options);
 }
@@ -27,11 +31,18 @@ export async function listToolsPage(client: Client, cursor: string | undefined, 
 /** The tool's validation problem, or undefined when it can be served. */
 export function invalidToolReason(raw: unknown): string | undefined {
   const parsed = ToolSchema.safeParse(raw);
-  if (!parsed.success) return parsed.error.issues.map((i) => `${i.path.join(".") || "tool"}: ${i.message}`).join("; ");
+  if (!parsed.success)
+    return parsed.error.issues
+      .map((i) => `${i.path.join(".") || "tool"}: ${i.message}`)
+      .join("; ");
   return undefined;
 }
 
-export async function discoverTools(client: Client, options: RequestOptions, log: Logger): Promise<Tool[]> {
+export async function discoverTools(
+  client: Client,
+  options: RequestOptions,
+  log: Logger,
+): Promise<Tool[]> {
   const tools: Tool[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
@@ -40,8 +51,14 @@ export async function discoverTools(client: Client, options: RequestOptions, log
     for (const raw of result.tools) {
       const reason = invalidToolReason(raw);
       if (reason !== undefined) {
-        const name = typeof raw === "object" && raw !== null && "name" in raw ? String(raw.name) : "(unnamed)";
-        log.warn({ tool: name, problem: reason }, "skipping a tool with an invalid definition");
+        const name =
+          typeof raw === "object" && raw !== null && "name" in raw
+            ? String(raw.name)
+            : "(unnamed)";
+        log.warn(
+          { tool: name, problem: reason },
+          "skipping a tool with an invalid definition",
+        );
         continue;
       }
       const tool = raw as Tool;
@@ -49,9 +66,13 @@ export async function discoverTools(client: Client, options: RequestOptions, log
       seen.add(tool.name);
       tools.push(tool);
     }
-    if (result.nextCursor === undefined || result.nextCursor === cursor) return tools;
+    if (result.nextCursor === undefined || result.nextCursor === cursor)
+      return tools;
     cursor = result.nextCursor;
   }
-  log.warn({ pages: MAX_TOOL_PAGES }, "tools/list kept returning cursors; using the tools listed so far");
+  log.warn(
+    { pages: MAX_TOOL_PAGES },
+    "tools/list kept returning cursors; using the tools listed so far",
+  );
   return tools;
 }

@@ -28,7 +28,11 @@ export interface HttpTarget {
 interface RpcAnswer {
   readonly id?: unknown;
   readonly result?: unknown;
-  readonly error?: { readonly code?: unknown; readonly message?: unknown; readonly data?: unknown };
+  readonly error?: {
+    readonly code?: unknown;
+    readonly message?: unknown;
+    readonly data?: unknown;
+  };
 }
 
 const BLANK_LINE = /\r?\n\r?\n/g;
@@ -40,7 +44,8 @@ function eventData(block: string): string {
   while (start < block.length) {
     let end = block.indexOf("\n", start);
     if (end < 0) end = block.length;
-    const lineEnd = end > start && block.charCodeAt(end - 1) === 13 ? end - 1 : end;
+    const lineEnd =
+      end > start && block.charCodeAt(end - 1) === 13 ? end - 1 : end;
     if (block.startsWith("data:", start)) {
       const from = block.charCodeAt(start + 5) === 32 ? start + 6 : start + 5;
       const line = block.slice(from, lineEnd);
@@ -69,32 +74,61 @@ export function answerFromSse(text: string, id: string): RpcAnswer | undefined {
     const m = BLANK_LINE.exec(text);
     const end = m ? m.index : text.length;
     const next = m ? m.index + m[0].length : text.length;
-    const msg = text.lastIndexOf(quoted, end) >= start ? eventMessage(text.slice(start, end)) : undefined;
+    const msg =
+      text.lastIndexOf(quoted, end) >= start
+        ? eventMessage(text.slice(start, end))
+        : undefined;
     if (msg?.id === id) return msg;
     start = next;
   }
   return undefined;
 }
 
-function answerOf(status: number, contentType: string, text: string, id: string): RpcAnswer {
-  if (status < 200 || status >= 300) throw new Error(`the server answered HTTP ${status}: ${text.slice(0, 200)}`);
-  const answer = contentType.includes("text/event-stream") ? answerFromSse(text, id) : (JSON.parse(text) as RpcAnswer);
-  if (!answer || answer.id !== id) throw new Error("the server's answer did not carry the response to this call");
+function answerOf(
+  status: number,
+  contentType: string,
+  text: string,
+  id: string,
+): RpcAnswer {
+  if (status < 200 || status >= 300)
+    throw new Error(
+      `the server answered HTTP ${status}: ${text.slice(0, 200)}`,
+    );
+  const answer = contentType.includes("text/event-stream")
+    ? answerFromSse(text, id)
+    : (JSON.parse(text) as RpcAnswer);
+  if (!answer || answer.id !== id)
+    throw new Error(
+      "the server's answer did not carry the response to this call",
+    );
   return answer;
 }
 
 function resultOf(answer: RpcAnswer): CallToolResult {
   if (answer.error) {
-    const code = typeof answer.error.code === "number" ? answer.error.code : ErrorCode.InternalError;
-    throw new McpError(code, typeof answer.error.message === "string" ? answer.error.message : "unknown error", answer.error.data);
+    const code =
+      typeof answer.error.code === "number"
+        ? answer.error.code
+        : ErrorCode.InternalError;
+    throw new McpError(
+      code,
+      typeof answer.error.message === "string"
+        ? answer.error.message
+        : "unknown error",
+      answer.error.data,
+    );
   }
-  if (typeof answer.result !== "object" || answer.result === null) throw new Error("the server's answer has no result object");
+  if (typeof answer.result !== "object" || answer.result === null)
+    throw new Error("the server's answer has no result object");
   return answer.result as CallToolResult;
 }
 
 /** Rejects a call that outlives tool_execution_timeout; one per call, so a shared constant would lose the ms. */
 function timeoutError(timeoutMs: number): McpError {
-  return new McpError(ErrorCode.RequestTimeout, `Request timed out after ${timeoutMs} ms`);
+  return new McpError(
+    ErrorCode.RequestTimeout,
+    `Request timed out after ${timeoutMs} ms`,
+  );
 }
 
 export class HttpToolCaller {
@@ -106,15 +140,24 @@ export class HttpToolCaller {
 
   constructor(
     private readonly target: HttpTarget,
-    private readonly transport: Pick<StreamableHTTPClientTransport, "sessionId" | "protocolVersion">,
+    private readonly transport: Pick<
+      StreamableHTTPClientTransport,
+      "sessionId" | "protocolVersion"
+    >,
     maxSockets = 64,
   ) {
     this.pool = new H1Pool(target.url, { maxSockets });
     this.path = `${target.url.pathname}${target.url.search}`;
   }
 
-  private withSession(extra: Readonly<Record<string, string>>): Record<string, string> {
-    const h: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream", ...extra };
+  private withSession(
+    extra: Readonly<Record<string, string>>,
+  ): Record<string, string> {
+    const h: Record<string, string> = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...extra,
+    };
     const session = this.transport.sessionId;
     if (session) h["mcp-session-id"] = session;
     const version = this.transport.protocolVersion;
@@ -124,25 +167,54 @@ export class HttpToolCaller {
 
   private headers(): Record<string, string> | Promise<Record<string, string>> {
     const hook = this.target.authHeaders;
-    if (hook) return hook().then((auth) => this.withSession({ ...this.target.headers, ...auth }));
+    if (hook)
+      return hook().then((auth) =>
+        this.withSession({ ...this.target.headers, ...auth }),
+      );
     return (this.fixed ??= this.withSession(this.target.headers));
   }
 
-  async call(tool: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<CallToolResult> {
+  async call(
+    tool: string,
+    args: Record<string, unknown>,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<CallToolResult> {
     // String ids keep clear of the SDK client's numeric ids on the same session.
     const id = `tg-${++this.next}`;
-    const body = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: tool, arguments: args } });
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: tool, arguments: args },
+    });
     // One controller carries both ends of the call: the tool timeout (total, not per read) and the caller leaving.
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(timeoutError(timeoutMs)), timeoutMs);
-    const onCallerAbort = (): void => controller.abort(Object.assign(new Error("the call was cancelled by the caller"), { name: "AbortError" }));
+    const timer = setTimeout(
+      () => controller.abort(timeoutError(timeoutMs)),
+      timeoutMs,
+    );
+    const onCallerAbort = (): void =>
+      controller.abort(
+        Object.assign(new Error("the call was cancelled by the caller"), {
+          name: "AbortError",
+        }),
+      );
     if (signal?.aborted) onCallerAbort();
     else signal?.addEventListener("abort", onCallerAbort, { once: true });
     try {
       const headers = await this.headers();
-      const res = await this.pool.request({ method: "POST", path: this.path, headers, body, signal: controller.signal });
+      const res = await this.pool.request({
+        method: "POST",
+        path: this.path,
+        headers,
+        body,
+        signal: controller.signal,
+      });
       const text = await res.text();
-      return resultOf(answerOf(res.status, res.headers["content-type"] ?? "", text, id));
+      return resultOf(
+        answerOf(res.status, res.headers["content-type"] ?? "", text, id),
+      );
     } catch (err) {
       throw controller.signal.aborted ? controller.signal.reason : err;
     } finally {

@@ -18,7 +18,12 @@ import type { CallOptions, ToolEntry } from "../registry/types.js";
 import { systemClock } from "./clock.js";
 import type { ConnectionSettings } from "./connection.js";
 import { Connection, toolErrorResult } from "./connection.js";
-import type { ClientState, ClientStatus, UpstreamManager, UpstreamOptions } from "./types.js";
+import type {
+  ClientState,
+  ClientStatus,
+  UpstreamManager,
+  UpstreamOptions,
+} from "./types.js";
 
 const DEFAULT_SETTINGS: ConnectionSettings = {
   checkIntervalMs: 10_000,
@@ -29,8 +34,20 @@ const DEFAULT_SETTINGS: ConnectionSettings = {
 
 /** The fields whose change needs a new connection. Header order does not matter. */
 export function connectionKey(c: ClientConfig): string {
-  const headers = c.headers ? Object.fromEntries(Object.entries(c.headers).sort(([a], [b]) => (a < b ? -1 : 1))) : undefined;
-  return JSON.stringify([c.name, c.connection_type, c.connection_string, c.stdio_config, c.auth_type, headers, c.oauth_config]);
+  const headers = c.headers
+    ? Object.fromEntries(
+        Object.entries(c.headers).sort(([a], [b]) => (a < b ? -1 : 1)),
+      )
+    : undefined;
+  return JSON.stringify([
+    c.name,
+    c.connection_type,
+    c.connection_string,
+    c.stdio_config,
+    c.auth_type,
+    headers,
+    c.oauth_config,
+  ]);
 }
 
 export function settingsOf(config: GatewayConfig): ConnectionSettings {
@@ -39,11 +56,16 @@ export function settingsOf(config: GatewayConfig): ConnectionSettings {
     checkIntervalMs: durationMs(h.check_interval),
     checkTimeoutMs: durationMs(h.check_timeout),
     maxConsecutiveFailures: h.max_consecutive_failures,
-    toolExecutionTimeoutMs: durationMs(config.mcp.tool_manager_config.tool_execution_timeout),
+    toolExecutionTimeoutMs: durationMs(
+      config.mcp.tool_manager_config.tool_execution_timeout,
+    ),
   };
 }
 
-type StateListener = (status: ClientStatus, previous: ClientState | undefined) => void;
+type StateListener = (
+  status: ClientStatus,
+  previous: ClientState | undefined,
+) => void;
 
 class Upstreams implements UpstreamManager {
   readonly registry: AggregatedToolRegistry;
@@ -57,10 +79,15 @@ class Upstreams implements UpstreamManager {
 
   constructor(options: UpstreamOptions) {
     this.#options = options;
-    this.registry = new AggregatedToolRegistry((entry, args, opts) => this.#invoke(entry, args, opts));
+    this.registry = new AggregatedToolRegistry((entry, args, opts) =>
+      this.#invoke(entry, args, opts),
+    );
   }
 
-  apply(config: GatewayConfig, extraClients: readonly ClientConfig[] = []): Promise<void> {
+  apply(
+    config: GatewayConfig,
+    extraClients: readonly ClientConfig[] = [],
+  ): Promise<void> {
     const run = this.#applying.then(() => this.#converge(config, extraClients));
     this.#applying = run.catch(() => undefined);
     return run;
@@ -101,8 +128,15 @@ class Upstreams implements UpstreamManager {
         () => {
           off();
           const now = this.get(id);
-          const detail = now ? `it is ${now.state}${now.lastError ? ` (${now.lastError})` : ""}` : "it was removed";
-          reject(new GatewayError("TG_ERR_TIMEOUT", `MCP client "${id}" did not connect within ${timeoutMs} ms; ${detail}`));
+          const detail = now
+            ? `it is ${now.state}${now.lastError ? ` (${now.lastError})` : ""}`
+            : "it was removed";
+          reject(
+            new GatewayError(
+              "TG_ERR_TIMEOUT",
+              `MCP client "${id}" did not connect within ${timeoutMs} ms; ${detail}`,
+            ),
+          );
         },
         () => undefined,
       );
@@ -121,12 +155,14 @@ class Upstreams implements UpstreamManager {
 
   /** The fleet's snapshot of `name` changed: a connection still awaiting its first connect offers it. */
   snapshotChanged(name: string): void {
-    for (const c of this.#connections.values()) if (c.name === name) c.snapshotChanged();
+    for (const c of this.#connections.values())
+      if (c.name === name) c.snapshotChanged();
   }
 
   /** The id of the client named `name` (fleet events name clients, the manager keys them by id). */
   idOf(name: string): string | undefined {
-    for (const c of this.#connections.values()) if (c.name === name) return c.id;
+    for (const c of this.#connections.values())
+      if (c.name === name) return c.id;
     return undefined;
   }
 
@@ -144,7 +180,10 @@ class Upstreams implements UpstreamManager {
     await Promise.all(all.map((c) => this.#remove(c)));
   }
 
-  async #converge(config: GatewayConfig, extra: readonly ClientConfig[]): Promise<void> {
+  async #converge(
+    config: GatewayConfig,
+    extra: readonly ClientConfig[],
+  ): Promise<void> {
     if (this.#closed) return;
     this.#settings = settingsOf(config);
     const desired = this.#desired(config, extra);
@@ -171,13 +210,19 @@ class Upstreams implements UpstreamManager {
   }
 
   /** File clients first; an API client whose id or name a file client already uses is skipped. */
-  #desired(config: GatewayConfig, extra: readonly ClientConfig[]): Map<string, ClientConfig> {
+  #desired(
+    config: GatewayConfig,
+    extra: readonly ClientConfig[],
+  ): Map<string, ClientConfig> {
     const desired = new Map<string, ClientConfig>();
     const names = new Set<string>();
     for (const c of [...config.mcp.client_configs, ...extra]) {
       const id = clientId(c);
       if (desired.has(id) || names.has(c.name)) {
-        this.#options.logger.error({ client: c.name, id }, "an MCP client with this id or name already exists; ignoring the duplicate");
+        this.#options.logger.error(
+          { client: c.name, id },
+          "an MCP client with this id or name already exists; ignoring the duplicate",
+        );
         continue;
       }
       desired.set(id, c);
@@ -217,23 +262,35 @@ class Upstreams implements UpstreamManager {
       try {
         l(status, previous);
       } catch (err) {
-        this.#options.logger.error({ err }, "an MCP client state listener threw");
+        this.#options.logger.error(
+          { err },
+          "an MCP client state listener threw",
+        );
       }
     }
   }
 
-  async #invoke(entry: ToolEntry, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
+  async #invoke(
+    entry: ToolEntry,
+    args: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<CallToolResult> {
     const conn = this.#connections.get(entry.clientId);
-    if (!conn || conn.name !== entry.client) return toolErrorResult(`MCP client "${entry.client}" no longer exists; tool "${entry.tool}" is unavailable`);
+    if (!conn || conn.name !== entry.client)
+      return toolErrorResult(
+        `MCP client "${entry.client}" no longer exists; tool "${entry.tool}" is unavailable`,
+      );
     // A snapshot-backed entry (the client's first connect is still running): wait for the
     // connect, within the call's own timeout, then call (or report why the client is down).
-    if (conn.awaitingFirstConnect && conn.state === "connecting") await this.#firstConnect(conn, options);
+    if (conn.awaitingFirstConnect && conn.state === "connecting")
+      await this.#firstConnect(conn, options);
     return conn.call(entry, args, options);
   }
 
   /** Resolves when `conn` leaves its first `connecting` (either way), the tool timeout passes, or the caller aborts. */
   #firstConnect(conn: Connection, options: CallOptions): Promise<void> {
-    const timeoutMs = options.timeoutMs ?? this.#settings.toolExecutionTimeoutMs;
+    const timeoutMs =
+      options.timeoutMs ?? this.#settings.toolExecutionTimeoutMs;
     return new Promise<void>((resolve) => {
       const stop = new AbortController();
       const done = (): void => {
@@ -246,13 +303,18 @@ class Upstreams implements UpstreamManager {
         if (status.id === conn.id && status.state !== "connecting") done();
       });
       options.signal?.addEventListener("abort", done, { once: true });
-      (this.#options.clock ?? systemClock).sleep(timeoutMs, stop.signal).then(done, () => undefined);
+      (this.#options.clock ?? systemClock)
+        .sleep(timeoutMs, stop.signal)
+        .then(done, () => undefined);
     });
   }
 }
 
 function notFound(id: string): GatewayError {
-  return new GatewayError("TG_ERR_CLIENT_NOT_FOUND", `no MCP client with id "${id}"`);
+  return new GatewayError(
+    "TG_ERR_CLIENT_NOT_FOUND",
+    `no MCP client with id "${id}"`,
+  );
 }
 
 export type { Upstreams };
@@ -266,6 +328,8 @@ export type FleetAwareUpstreams = UpstreamManager & {
   idOf(name: string): string | undefined;
 };
 
-export function createUpstreamManager(options: UpstreamOptions): FleetAwareUpstreams {
+export function createUpstreamManager(
+  options: UpstreamOptions,
+): FleetAwareUpstreams {
   return new Upstreams(options);
 }

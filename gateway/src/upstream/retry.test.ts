@@ -1,8 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
-import { backoffDelay, RETRY_POLICY, RetryExhaustedError, withRetry } from "./retry.js";
+import {
+  backoffDelay,
+  RETRY_POLICY,
+  RetryExhaustedError,
+  withRetry,
+} from "./retry.js";
 
-const refused = (): Error => Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+const refused = (): Error =>
+  Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
 
 describe("withRetry", () => {
   beforeEach(() => {
@@ -13,8 +19,15 @@ describe("withRetry", () => {
   });
 
   it("has SPEC 8.2's policy: 5 retries, 1 s initial, 30 s max, multiplier 2", () => {
-    expect(RETRY_POLICY).toEqual({ maxRetries: 5, initialBackoffMs: 1000, maxBackoffMs: 30_000, multiplier: 2 });
-    expect([1, 2, 3, 4, 5, 6, 7].map((n) => backoffDelay(n))).toEqual([1000, 2000, 4000, 8000, 16_000, 30_000, 30_000]);
+    expect(RETRY_POLICY).toEqual({
+      maxRetries: 5,
+      initialBackoffMs: 1000,
+      maxBackoffMs: 30_000,
+      multiplier: 2,
+    });
+    expect([1, 2, 3, 4, 5, 6, 7].map((n) => backoffDelay(n))).toEqual([
+      1000, 2000, 4000, 8000, 16_000, 30_000, 30_000,
+    ]);
   });
 
   it("makes 6 attempts in all, waiting 1, 2, 4, 8 and 16 s between them, then gives up", async () => {
@@ -31,7 +44,9 @@ describe("withRetry", () => {
     expect(err).toBeInstanceOf(RetryExhaustedError);
     expect((err as RetryExhaustedError).attempts).toBe(6);
     expect((err as RetryExhaustedError).permanent).toBe(false);
-    expect((err as Error).message).toBe("connect ECONNREFUSED (gave up after 6 attempts)");
+    expect((err as Error).message).toBe(
+      "connect ECONNREFUSED (gave up after 6 attempts)",
+    );
   });
 
   it("does not attempt again before the wait is over", async () => {
@@ -56,7 +71,9 @@ describe("withRetry", () => {
     let calls = 0;
     const err = await withRetry(() => {
       calls++;
-      return Promise.reject(Object.assign(new Error("spawn x ENOENT"), { code: "ENOENT" }));
+      return Promise.reject(
+        Object.assign(new Error("spawn x ENOENT"), { code: "ENOENT" }),
+      );
     }).catch((e: unknown) => e);
     expect(calls).toBe(1);
     expect((err as RetryExhaustedError).permanent).toBe(true);

@@ -23,8 +23,14 @@ export const RETRY_POLICY: RetryPolicy = Object.freeze({
 });
 
 /** The wait before retry number `retry` (1-based): 1000, 2000, 4000, 8000, 16000 ms with the default policy. */
-export function backoffDelay(retry: number, policy: RetryPolicy = RETRY_POLICY): number {
-  return Math.min(policy.initialBackoffMs * policy.multiplier ** (retry - 1), policy.maxBackoffMs);
+export function backoffDelay(
+  retry: number,
+  policy: RetryPolicy = RETRY_POLICY,
+): number {
+  return Math.min(
+    policy.initialBackoffMs * policy.multiplier ** (retry - 1),
+    policy.maxBackoffMs,
+  );
 }
 
 export interface RetryOptions {
@@ -43,7 +49,9 @@ export class RetryExhaustedError extends Error {
 
   constructor(cause: unknown, attempts: number, permanent: boolean) {
     const why = cause instanceof Error ? cause.message : String(cause);
-    super(permanent ? why : `${why} (gave up after ${attempts} attempts)`, { cause });
+    super(permanent ? why : `${why} (gave up after ${attempts} attempts)`, {
+      cause,
+    });
     this.name = "RetryExhaustedError";
     this.attempts = attempts;
     this.permanent = permanent;
@@ -54,7 +62,10 @@ export class RetryExhaustedError extends Error {
  * Runs `op` until it succeeds, a permanent error occurs, or the retries are used up; throws
  * a `RetryExhaustedError` in the last two cases. `op` receives the 1-based attempt number.
  */
-export async function withRetry<T>(op: (attempt: number) => Promise<T>, options: RetryOptions = {}): Promise<T> {
+export async function withRetry<T>(
+  op: (attempt: number) => Promise<T>,
+  options: RetryOptions = {},
+): Promise<T> {
   const policy = options.policy ?? RETRY_POLICY;
   for (let attempt = 1; ; attempt++) {
     options.signal?.throwIfAborted();
@@ -67,10 +78,16 @@ export async function withRetry<T>(op: (attempt: number) => Promise<T>, options:
 }
 
 /** Throws when the loop must end; otherwise waits out the backoff before the next attempt. */
-async function afterFailure(error: unknown, attempt: number, policy: RetryPolicy, options: RetryOptions): Promise<void> {
+async function afterFailure(
+  error: unknown,
+  attempt: number,
+  policy: RetryPolicy,
+  options: RetryOptions,
+): Promise<void> {
   options.signal?.throwIfAborted();
   const permanent = classifyError(error) === "permanent";
-  if (permanent || attempt > policy.maxRetries) throw new RetryExhaustedError(error, attempt, permanent);
+  if (permanent || attempt > policy.maxRetries)
+    throw new RetryExhaustedError(error, attempt, permanent);
   const delay = backoffDelay(attempt, policy);
   options.onRetry?.(error, attempt, delay);
   await (options.clock ?? systemClock).sleep(delay, options.signal);

@@ -33,14 +33,19 @@ export interface UpstreamManager {
    * is_code_mode_client changes apply without reconnect). Resolves once the changes are
    * started; connecting continues in the background.
    */
-  apply(config: GatewayConfig, extraClients?: readonly ClientConfig[]): Promise<void>;
+  apply(
+    config: GatewayConfig,
+    extraClients?: readonly ClientConfig[],
+  ): Promise<void>;
   list(): readonly ClientStatus[];
   get(id: string): ClientStatus | undefined;
   /** Manual reconnect with the retry logic of SPEC 8.2; resolves with the final status. TG_ERR_CLIENT_NOT_FOUND for an unknown id. */
   reconnect(id: string): Promise<ClientStatus>;
   /** Resolves when the client is connected, or rejects after timeoutMs (TG_ERR_TIMEOUT; TG_ERR_CLIENT_NOT_FOUND for an unknown id). */
   waitConnected(id: string, timeoutMs: number): Promise<void>;
-  onStateChange(listener: (status: ClientStatus, previous: ClientState | undefined) => void): () => void;
+  onStateChange(
+    listener: (status: ClientStatus, previous: ClientState | undefined) => void,
+  ): () => void;
   close(): Promise<void>;
 }
 
@@ -59,7 +64,11 @@ export interface UpstreamOptions {
    */
   snapshotTools?: (clientName: string) => readonly Tool[] | undefined;
   /** Called with the server's full tool list after each connect and re-listing (publish snapshots, fleet list_changed). */
-  onTools?: (clientName: string, tools: readonly Tool[], origin: ToolsOrigin) => void;
+  onTools?: (
+    clientName: string,
+    tools: readonly Tool[],
+    origin: ToolsOrigin,
+  ) => void;
   /** Called after every counted health check (status carries the failure count); the fleet reports it and asks other pods to re-check. */
   onHealthCheck?: (status: ClientStatus, check: HealthCheck) => void;
 }

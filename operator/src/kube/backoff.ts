@@ -9,7 +9,11 @@ export interface BackoffOptions {
   jitter: number;
 }
 
-export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 500, maxMs: 30_000, jitter: 0.5 };
+export const DEFAULT_BACKOFF: BackoffOptions = {
+  baseMs: 500,
+  maxMs: 30_000,
+  jitter: 0.5,
+};
 
 /** Delay before retry number `attempt` (0-based). */
 export function backoffDelay(

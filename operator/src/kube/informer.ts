@@ -8,11 +8,19 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import { Watch } from "@kubernetes/client-node";
 
-import { backoffDelay, type BackoffOptions, DEFAULT_BACKOFF } from "./backoff.js";
+import {
+  backoffDelay,
+  type BackoffOptions,
+  DEFAULT_BACKOFF,
+} from "./backoff.js";
 
 export interface KubeObject {
   metadata?:
-    | { name?: string | undefined; namespace?: string | undefined; resourceVersion?: string | undefined }
+    | {
+        name?: string | undefined;
+        namespace?: string | undefined;
+        resourceVersion?: string | undefined;
+      }
     | undefined;
 }
 
@@ -55,7 +63,9 @@ export class Informer<T extends KubeObject> {
   private timer: NodeJS.Timeout | undefined;
   private syncedResolve!: () => void;
   /** Resolves after the first successful list. */
-  readonly synced: Promise<void> = new Promise((resolve) => (this.syncedResolve = resolve));
+  readonly synced: Promise<void> = new Promise(
+    (resolve) => (this.syncedResolve = resolve),
+  );
   private isSynced = false;
 
   constructor(
@@ -99,7 +109,11 @@ export class Informer<T extends KubeObject> {
   }
 
   private delay(): number {
-    return backoffDelay(this.attempt++, this.opts.backoff ?? DEFAULT_BACKOFF, this.opts.random);
+    return backoffDelay(
+      this.attempt++,
+      this.opts.backoff ?? DEFAULT_BACKOFF,
+      this.opts.random,
+    );
   }
 
   private async relist(): Promise<void> {
@@ -145,7 +159,8 @@ export class Informer<T extends KubeObject> {
     let expired = false;
     const controller = new Watch(this.kc);
     // Like client-go: a randomised server-side timeout spreads reconnects of many watchers.
-    const timeoutSeconds = 300 + Math.floor((this.opts.random ?? Math.random)() * 300);
+    const timeoutSeconds =
+      300 + Math.floor((this.opts.random ?? Math.random)() * 300);
     const onEvent = (phase: string, obj: T & { code?: number }): void => {
       if (phase === "ERROR") {
         if (obj.code === 410) expired = true;
@@ -172,7 +187,11 @@ export class Informer<T extends KubeObject> {
     };
     this.abort = await controller.watch(
       this.opts.path,
-      { resourceVersion: this.resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
+      {
+        resourceVersion: this.resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds,
+      },
       onEvent,
       onDone,
     );

@@ -90,7 +90,11 @@ export class LeaderElector {
 
   private tick(): void {
     this.loop = this.attempt().finally(() => {
-      if (this.running) this.timer = setTimeout(() => this.tick(), this.opts.retryPeriodMs ?? 2000);
+      if (this.running)
+        this.timer = setTimeout(
+          () => this.tick(),
+          this.opts.retryPeriodMs ?? 2000,
+        );
     });
   }
 
@@ -105,7 +109,10 @@ export class LeaderElector {
     if (ok) {
       this.lastRenew = this.now();
       if (!this.leading) await this.setLeading(true);
-    } else if (this.leading && this.now() - this.lastRenew >= (this.durationMs * 2) / 3) {
+    } else if (
+      this.leading &&
+      this.now() - this.lastRenew >= (this.durationMs * 2) / 3
+    ) {
       await this.setLeading(false);
     }
   }
@@ -113,13 +120,18 @@ export class LeaderElector {
   private async setLeading(leading: boolean): Promise<void> {
     this.leading = leading;
     try {
-      await (leading ? this.opts.onStartedLeading() : this.opts.onStoppedLeading());
+      await (leading
+        ? this.opts.onStartedLeading()
+        : this.opts.onStoppedLeading());
     } catch (error) {
       this.opts.onError?.(error);
     }
   }
 
-  private spec(acquireTime: Date, transitions: number): NonNullable<V1Lease["spec"]> {
+  private spec(
+    acquireTime: Date,
+    transitions: number,
+  ): NonNullable<V1Lease["spec"]> {
     return {
       holderIdentity: this.opts.identity,
       leaseDurationSeconds: this.opts.leaseDurationSeconds ?? 15,
@@ -151,7 +163,10 @@ export class LeaderElector {
 
   private async read(): Promise<V1Lease | undefined> {
     try {
-      return await this.api.readNamespacedLease({ name: this.opts.name, namespace: this.opts.namespace });
+      return await this.api.readNamespacedLease({
+        name: this.opts.name,
+        namespace: this.opts.namespace,
+      });
     } catch (error) {
       if (httpCode(error) === 404) return undefined;
       throw error;
@@ -162,9 +177,11 @@ export class LeaderElector {
   private heldByOther(spec: NonNullable<V1Lease["spec"]>): boolean {
     const holder = spec.holderIdentity ?? "";
     const record = `${holder}|${String(spec.renewTime?.valueOf())}`;
-    if (this.observed?.record !== record) this.observed = { record, at: this.now() };
+    if (this.observed?.record !== record)
+      this.observed = { record, at: this.now() };
     if (holder === "" || holder === this.opts.identity) return false;
-    const duration = (spec.leaseDurationSeconds ?? this.durationMs / 1000) * 1000;
+    const duration =
+      (spec.leaseDurationSeconds ?? this.durationMs / 1000) * 1000;
     return this.now() - this.observed.at < duration;
   }
 
@@ -174,8 +191,14 @@ export class LeaderElector {
     const spec = lease.spec ?? {};
     if (this.heldByOther(spec)) return false;
     const mine = spec.holderIdentity === this.opts.identity;
-    const acquire = mine && spec.acquireTime ? new Date(spec.acquireTime) : new Date(this.now());
-    lease.spec = this.spec(acquire, (spec.leaseTransitions ?? 0) + (mine ? 0 : 1));
+    const acquire =
+      mine && spec.acquireTime
+        ? new Date(spec.acquireTime)
+        : new Date(this.now());
+    lease.spec = this.spec(
+      acquire,
+      (spec.leaseTransitions ?? 0) + (mine ? 0 : 1),
+    );
     try {
       await this.api.replaceNamespacedLease({
         name: this.opts.name,

@@ -56,7 +56,11 @@ describe("WorkQueue", () => {
       onError: (k) => errors.push(k),
     });
     let calls = 0;
-    q.run(() => (++calls <= 3 ? Promise.reject(new Error("409")) : Promise.resolve()), 1);
+    q.run(
+      () =>
+        ++calls <= 3 ? Promise.reject(new Error("409")) : Promise.resolve(),
+      1,
+    );
     q.add("k");
     await vi.advanceTimersByTimeAsync(0);
     expect(calls).toBe(1);

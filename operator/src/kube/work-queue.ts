@@ -4,7 +4,11 @@
  * being processed runs again afterwards. Failed keys come back with per-key exponential
  * backoff; success forgets the failure count.
  */
-import { backoffDelay, type BackoffOptions, DEFAULT_BACKOFF } from "./backoff.js";
+import {
+  backoffDelay,
+  type BackoffOptions,
+  DEFAULT_BACKOFF,
+} from "./backoff.js";
 
 export type Handler = (key: string) => Promise<void>;
 
@@ -62,7 +66,8 @@ export class WorkQueue {
 
   /** Resolves when nothing is queued or processing (delayed adds do not count). */
   idle(): Promise<void> {
-    if (this.queue.length === 0 && this.processing.size === 0) return Promise.resolve();
+    if (this.queue.length === 0 && this.processing.size === 0)
+      return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -84,11 +89,17 @@ export class WorkQueue {
       this.queued.delete(key);
       return Promise.resolve(key);
     }
-    return new Promise((resolve) => this.waiters.push(() => resolve(this.next())));
+    return new Promise((resolve) =>
+      this.waiters.push(() => resolve(this.next())),
+    );
   }
 
   private async work(handler: Handler): Promise<void> {
-    for (let key = await this.next(); key !== undefined; key = await this.next()) {
+    for (
+      let key = await this.next();
+      key !== undefined;
+      key = await this.next()
+    ) {
       this.processing.add(key);
       try {
         await handler(key);
@@ -97,7 +108,14 @@ export class WorkQueue {
         const n = this.failures.get(key) ?? 0;
         this.failures.set(key, n + 1);
         this.opts.onError?.(key, error);
-        this.addAfter(key, backoffDelay(n, this.opts.backoff ?? DEFAULT_BACKOFF, this.opts.random));
+        this.addAfter(
+          key,
+          backoffDelay(
+            n,
+            this.opts.backoff ?? DEFAULT_BACKOFF,
+            this.opts.random,
+          ),
+        );
       } finally {
         this.processing.delete(key);
         if (this.dirty.delete(key)) this.add(key);

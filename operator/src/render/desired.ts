@@ -19,7 +19,12 @@ import {
 } from "@toolgate/gateway";
 import type { z } from "zod";
 
-import { type CustomObject, MCPClientSpec, type SecretKeyRef, VirtualKeySpec } from "../crds/resources.js";
+import {
+  type CustomObject,
+  MCPClientSpec,
+  type SecretKeyRef,
+  VirtualKeySpec,
+} from "../crds/resources.js";
 import {
   clientNameOf,
   envRef,
@@ -30,14 +35,21 @@ import {
 } from "./names.js";
 
 /** Decoded Secret data by `namespace/name`. */
-export type SecretLookup = (namespace: string, name: string) => Readonly<Record<string, string>> | undefined;
+export type SecretLookup = (
+  namespace: string,
+  name: string,
+) => Readonly<Record<string, string>> | undefined;
 
 export type Verdict =
   | { ok: true; name: string; message?: string }
   | { ok: false; reason: VerdictReason; message: string; name?: string };
 
 export type VerdictReason =
-  "InvalidName" | "InvalidSpec" | "NameConflict" | "SecretNotFound" | "SecretKeyNotFound";
+  | "InvalidName"
+  | "InvalidSpec"
+  | "NameConflict"
+  | "SecretNotFound"
+  | "SecretKeyNotFound";
 
 export interface RenderInput {
   clients: readonly CustomObject[];
@@ -79,7 +91,12 @@ class SecretRefError extends Error {
   }
 }
 
-function readRef(secrets: SecretLookup, namespace: string, ref: SecretKeyRef, what: string): string {
+function readRef(
+  secrets: SecretLookup,
+  namespace: string,
+  ref: SecretKeyRef,
+  what: string,
+): string {
   const data = secrets(namespace, ref.name);
   if (!data)
     throw new SecretRefError(
@@ -88,14 +105,25 @@ function readRef(secrets: SecretLookup, namespace: string, ref: SecretKeyRef, wh
     );
   const value = data[ref.key];
   if (value === undefined)
-    throw new SecretRefError("SecretKeyNotFound", `${what}: Secret "${ref.name}" has no key "${ref.key}"`);
+    throw new SecretRefError(
+      "SecretKeyNotFound",
+      `${what}: Secret "${ref.name}" has no key "${ref.key}"`,
+    );
   return value;
 }
 
-export function formatIssues(prefix: string, error: z.ZodError, camel = false): string {
+export function formatIssues(
+  prefix: string,
+  error: z.ZodError,
+  camel = false,
+): string {
   const seg = (p: PropertyKey) =>
-    camel ? String(p).replaceAll(/_([a-z])/g, (_m, c: string) => c.toUpperCase()) : String(p);
-  return error.issues.map((i) => `${[prefix, ...i.path.map(seg)].join(".")}: ${i.message}`).join("; ");
+    camel
+      ? String(p).replaceAll(/_([a-z])/g, (_m, c: string) => c.toUpperCase())
+      : String(p);
+  return error.issues
+    .map((i) => `${[prefix, ...i.path.map(seg)].join(".")}: ${i.message}`)
+    .join("; ");
 }
 
 type Built<T> =
@@ -104,7 +132,9 @@ type Built<T> =
 
 /** Drops undefined values, so absent spec fields stay absent in the rendered config. */
 function compact<T extends object>(o: { [K in keyof T]: T[K] | undefined }): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+  return Object.fromEntries(
+    Object.entries(o).filter(([, v]) => v !== undefined),
+  ) as T;
 }
 
 type Spec = MCPClientSpec;
@@ -141,7 +171,12 @@ function oauthOf(
   let clientSecret: string | undefined;
   if (o.clientSecretRef) {
     const key = oauthSecretKey(name);
-    out[key] = readRef(secrets, ns, o.clientSecretRef, "spec.oauthConfig.clientSecretRef");
+    out[key] = readRef(
+      secrets,
+      ns,
+      o.clientSecretRef,
+      "spec.oauthConfig.clientSecretRef",
+    );
     clientSecret = envRef(key);
   }
   return compact<NonNullable<ClientConfigInput["oauth_config"]>>({
@@ -155,7 +190,9 @@ function oauthOf(
   });
 }
 
-function stdioOf(s: NonNullable<Spec["stdioConfig"]>): NonNullable<ClientConfigInput["stdio_config"]> {
+function stdioOf(
+  s: NonNullable<Spec["stdioConfig"]>,
+): NonNullable<ClientConfigInput["stdio_config"]> {
   return { command: s.command, args: s.args ?? [], envs: s.envs ?? [] };
 }
 
@@ -173,7 +210,8 @@ function clientConfigOf(
     stdio_config: spec.stdioConfig && stdioOf(spec.stdioConfig),
     auth_type: spec.authType,
     headers: spec.headers && headersOf(spec.headers, name, ns, secrets, out),
-    oauth_config: spec.oauthConfig && oauthOf(spec.oauthConfig, name, ns, secrets, out),
+    oauth_config:
+      spec.oauthConfig && oauthOf(spec.oauthConfig, name, ns, secrets, out),
     tools_to_execute: spec.toolsToExecute,
     tools_to_auto_execute: spec.toolsToAutoExecute,
     is_code_mode_client: spec.isCodeModeClient,
@@ -181,36 +219,70 @@ function clientConfigOf(
   });
 }
 
-function buildClient(obj: CustomObject, name: string, secrets: SecretLookup): Built<ClientConfigInput> {
+function buildClient(
+  obj: CustomObject,
+  name: string,
+  secrets: SecretLookup,
+): Built<ClientConfigInput> {
   const parsed = MCPClientSpec.safeParse(obj.spec);
   if (!parsed.success)
-    return { ok: false, reason: "InvalidSpec", message: formatIssues("spec", parsed.error) };
+    return {
+      ok: false,
+      reason: "InvalidSpec",
+      message: formatIssues("spec", parsed.error),
+    };
   const out: Out = {};
   try {
-    const cfg = clientConfigOf(parsed.data, name, obj.metadata.namespace ?? "", secrets, out);
+    const cfg = clientConfigOf(
+      parsed.data,
+      name,
+      obj.metadata.namespace ?? "",
+      secrets,
+      out,
+    );
     // The gateway's own schema has the last word, so the CRD cannot admit what the gateway rejects.
     const check = ClientConfig.safeParse(cfg);
     if (!check.success)
-      return { ok: false, reason: "InvalidSpec", message: formatIssues("spec", check.error, true) };
+      return {
+        ok: false,
+        reason: "InvalidSpec",
+        message: formatIssues("spec", check.error, true),
+      };
     return { ok: true, value: cfg, secrets: out };
   } catch (error) {
-    if (error instanceof SecretRefError) return { ok: false, reason: error.reason, message: error.message };
+    if (error instanceof SecretRefError)
+      return { ok: false, reason: error.reason, message: error.message };
     throw error;
   }
 }
 
 type VirtualKeyInput = z.input<typeof VirtualKey>;
 
-function buildVirtualKey(obj: CustomObject, secrets: SecretLookup): Built<VirtualKeyInput> {
+function buildVirtualKey(
+  obj: CustomObject,
+  secrets: SecretLookup,
+): Built<VirtualKeyInput> {
   const parsed = VirtualKeySpec.safeParse(obj.spec);
   if (!parsed.success)
-    return { ok: false, reason: "InvalidSpec", message: formatIssues("spec", parsed.error) };
+    return {
+      ok: false,
+      reason: "InvalidSpec",
+      message: formatIssues("spec", parsed.error),
+    };
   const spec = parsed.data;
   const name = obj.metadata.name;
-  const ref = { name: spec.keySecretRef.name, key: spec.keySecretRef.key ?? DEFAULT_SECRET_KEY };
+  const ref = {
+    name: spec.keySecretRef.name,
+    key: spec.keySecretRef.key ?? DEFAULT_SECRET_KEY,
+  };
   try {
     const key = virtualKeySecretKey(name);
-    const value = readRef(secrets, obj.metadata.namespace ?? "", ref, "spec.keySecretRef");
+    const value = readRef(
+      secrets,
+      obj.metadata.namespace ?? "",
+      ref,
+      "spec.keySecretRef",
+    );
     const vk: VirtualKeyInput = {
       name,
       value: envRef(key),
@@ -222,7 +294,11 @@ function buildVirtualKey(obj: CustomObject, secrets: SecretLookup): Built<Virtua
     };
     const check = VirtualKey.safeParse(vk);
     if (!check.success)
-      return { ok: false, reason: "InvalidSpec", message: formatIssues("spec", check.error, true) };
+      return {
+        ok: false,
+        reason: "InvalidSpec",
+        message: formatIssues("spec", check.error, true),
+      };
     if (value.length === 0)
       return {
         ok: false,
@@ -231,17 +307,24 @@ function buildVirtualKey(obj: CustomObject, secrets: SecretLookup): Built<Virtua
       };
     return { ok: true, value: vk, secrets: { [key]: value } };
   } catch (error) {
-    if (error instanceof SecretRefError) return { ok: false, reason: error.reason, message: error.message };
+    if (error instanceof SecretRefError)
+      return { ok: false, reason: error.reason, message: error.message };
     throw error;
   }
 }
 
 function renderAll<T>(
   objects: readonly CustomObject[],
-  nameOf: (o: CustomObject) => { ok: true; name: string } | { ok: false; message: string },
+  nameOf: (
+    o: CustomObject,
+  ) => { ok: true; name: string } | { ok: false; message: string },
   build: (o: CustomObject, name: string) => Built<T>,
   kind: string,
-): { values: { name: string; value: T }[]; secrets: Record<string, string>; verdicts: Map<string, Verdict> } {
+): {
+  values: { name: string; value: T }[];
+  secrets: Record<string, string>;
+  verdicts: Map<string, Verdict>;
+} {
   const verdicts = new Map<string, Verdict>();
   const taken = new Map<string, string>();
   const values: { name: string; value: T }[] = [];
@@ -250,7 +333,11 @@ function renderAll<T>(
     const key = objectKey(obj);
     const n = nameOf(obj);
     if (!n.ok) {
-      verdicts.set(key, { ok: false, reason: "InvalidName", message: n.message });
+      verdicts.set(key, {
+        ok: false,
+        reason: "InvalidName",
+        message: n.message,
+      });
       continue;
     }
     const owner = taken.get(n.name);
@@ -265,7 +352,12 @@ function renderAll<T>(
     }
     const built = build(obj, n.name);
     if (!built.ok) {
-      verdicts.set(key, { ok: false, reason: built.reason, message: built.message, name: n.name });
+      verdicts.set(key, {
+        ok: false,
+        reason: built.reason,
+        message: built.message,
+        name: n.name,
+      });
       continue;
     }
     taken.set(n.name, key);
@@ -295,19 +387,33 @@ export function render(input: RenderInput): Rendered {
   const config: GatewayConfigInput = {
     ...base,
     mcp: { ...base.mcp, client_configs: clients.values.map((v) => v.value) },
-    governance: { ...base.governance, virtual_keys: vks.values.map((v) => v.value) },
+    governance: {
+      ...base.governance,
+      virtual_keys: vks.values.map((v) => v.value),
+    },
   };
   const check = GatewayConfig.safeParse(config);
   if (!check.success)
-    throw new Error(`rendered gateway config is invalid: ${formatIssues("config", check.error)}`);
+    throw new Error(
+      `rendered gateway config is invalid: ${formatIssues("config", check.error)}`,
+    );
   const configJson = `${JSON.stringify(config, null, 2)}\n`;
   const secretData = Object.fromEntries(
-    Object.entries({ ...clients.secrets, ...vks.secrets }).sort(([a], [b]) => (a < b ? -1 : 1)),
+    Object.entries({ ...clients.secrets, ...vks.secrets }).sort(([a], [b]) =>
+      a < b ? -1 : 1,
+    ),
   );
   const checksum = createHash("sha256")
     .update(configJson)
     .update("\0")
     .update(JSON.stringify(secretData))
     .digest("hex");
-  return { config, configJson, secretData, checksum, clients: clients.verdicts, virtualKeys: vks.verdicts };
+  return {
+    config,
+    configJson,
+    secretData,
+    checksum,
+    clients: clients.verdicts,
+    virtualKeys: vks.verdicts,
+  };
 }

@@ -46,7 +46,9 @@ describe("secret keys", () => {
   });
 
   it("name the header by its index", () => {
-    expect(headerSecretKey("web_search", 0)).toBe("TG_MCPC_WEB_SEARCH_HEADER_0");
+    expect(headerSecretKey("web_search", 0)).toBe(
+      "TG_MCPC_WEB_SEARCH_HEADER_0",
+    );
     expect(envRef("X")).toBe("env.X");
   });
 

@@ -17,7 +17,8 @@ import { createHash } from "node:crypto";
 
 import { CLIENT_NAME_PATTERN } from "@toolgate/gateway";
 
-export type NameResult = { ok: true; name: string } | { ok: false; message: string };
+export type NameResult =
+  { ok: true; name: string } | { ok: false; message: string };
 
 export function clientNameOf(resourceName: string): NameResult {
   if (resourceName.includes(".")) {
@@ -54,7 +55,11 @@ export function oauthSecretKey(clientName: string): string {
 }
 
 export function virtualKeySecretKey(keyName: string): string {
-  const hash = createHash("sha256").update(keyName).digest("hex").slice(0, 8).toUpperCase();
+  const hash = createHash("sha256")
+    .update(keyName)
+    .digest("hex")
+    .slice(0, 8)
+    .toUpperCase();
   return `TG_VK_${envPart(keyName)}_${hash}`;
 }
 

@@ -17,7 +17,11 @@ describe("setConditions", () => {
   });
 
   it("keeps lastTransitionTime when only reason or message change", () => {
-    const next = setConditions(prev, [{ type: "Ready", status: "False", reason: "Other", message: "b" }], t1);
+    const next = setConditions(
+      prev,
+      [{ type: "Ready", status: "False", reason: "Other", message: "b" }],
+      t1,
+    );
     expect(next[0]).toEqual({
       type: "Ready",
       status: "False",
@@ -28,7 +32,11 @@ describe("setConditions", () => {
   });
 
   it("moves lastTransitionTime when the status changes", () => {
-    const next = setConditions(prev, [{ type: "Ready", status: "True", reason: "Serving", message: "" }], t1);
+    const next = setConditions(
+      prev,
+      [{ type: "Ready", status: "True", reason: "Serving", message: "" }],
+      t1,
+    );
     expect(next[0]?.lastTransitionTime).toBe(t1.toISOString());
   });
 });

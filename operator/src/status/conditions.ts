@@ -13,7 +13,10 @@ export function setConditions(
 ): Condition[] {
   return next.map((c) => {
     const prev = previous?.find((p) => p.type === c.type);
-    const lastTransitionTime = prev && prev.status === c.status ? prev.lastTransitionTime : now.toISOString();
+    const lastTransitionTime =
+      prev && prev.status === c.status
+        ? prev.lastTransitionTime
+        : now.toISOString();
     return { ...c, lastTransitionTime };
   });
 }
@@ -21,10 +24,25 @@ export function setConditions(
 /** Deep equality of JSON-like values, for "would this status write change anything". */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (
+    typeof a !== "object" ||
+    typeof b !== "object" ||
+    a === null ||
+    b === null
+  )
+    return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+  const ka = Object.keys(a).filter(
+    (k) => (a as Record<string, unknown>)[k] !== undefined,
+  );
+  const kb = Object.keys(b).filter(
+    (k) => (b as Record<string, unknown>)[k] !== undefined,
+  );
   if (ka.length !== kb.length) return false;
-  return ka.every((k) => jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return ka.every((k) =>
+    jsonEqual(
+      (a as Record<string, unknown>)[k],
+      (b as Record<string, unknown>)[k],
+    ),
+  );
 }

@@ -15,16 +15,28 @@
 import { Redis } from "ioredis";
 import { z } from "zod";
 
-import { type ClientRuntime, OAuthReport, PodClientReport, type StatusSource } from "./status-source.js";
+import {
+  type ClientRuntime,
+  OAuthReport,
+  PodClientReport,
+  type StatusSource,
+} from "./status-source.js";
 
 export const DEFAULT_PREFIX = "toolgate:";
 
 /** Key of one pod's report; the `:` after the client keeps `api` from matching `api2`. */
-export const clientHealthKey = (prefix: string, clientId: string, podId: string): string =>
-  `${prefix}health:${clientId}:${podId}`;
-export const oauthKey = (prefix: string, clientId: string): string => `${prefix}oauth:${clientId}`;
+export const clientHealthKey = (
+  prefix: string,
+  clientId: string,
+  podId: string,
+): string => `${prefix}health:${clientId}:${podId}`;
+export const oauthKey = (prefix: string, clientId: string): string =>
+  `${prefix}oauth:${clientId}`;
 
-function versioned<T extends z.ZodType>(schema: T, raw: string | null | undefined): z.infer<T> | undefined {
+function versioned<T extends z.ZodType>(
+  schema: T,
+  raw: string | null | undefined,
+): z.infer<T> | undefined {
   if (raw === null || raw === undefined) return undefined;
   let json: unknown;
   try {
@@ -46,7 +58,11 @@ export class RedisStatusSource implements StatusSource {
     private readonly prefix: string = DEFAULT_PREFIX,
   ) {
     // Status is best effort: fail a read fast instead of queueing it while Redis is away.
-    this.redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: true, maxRetriesPerRequest: 1 });
+    this.redis = new Redis(url, {
+      lazyConnect: true,
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: 1,
+    });
   }
 
   private async healthKeys(clientId: string): Promise<string[]> {
@@ -54,7 +70,13 @@ export class RedisStatusSource implements StatusSource {
     const found = new Set<string>();
     let cursor = "0";
     do {
-      const [next, batch] = await this.redis.scan(cursor, "MATCH", match, "COUNT", 500);
+      const [next, batch] = await this.redis.scan(
+        cursor,
+        "MATCH",
+        match,
+        "COUNT",
+        500,
+      );
       for (const k of batch) found.add(k);
       cursor = next;
     } while (cursor !== "0");

@@ -1,13 +1,19 @@
 import { describe, expect, it } from "vitest";
 
 import type { Condition, CustomObject } from "../crds/resources.js";
-import { mcpClientStatus, summarize, virtualKeyStatus } from "./resource-status.js";
+import {
+  mcpClientStatus,
+  summarize,
+  virtualKeyStatus,
+} from "./resource-status.js";
 import type { ClientRuntime, PodClientReport } from "./status-source.js";
 
 const now = new Date("2026-01-01T00:10:00Z");
 const fresh = "2026-01-01T00:09:50Z";
 const stale = "2026-01-01T00:00:00Z";
-const pod = (p: Partial<PodClientReport> & { pod: string }): PodClientReport => ({
+const pod = (
+  p: Partial<PodClientReport> & { pod: string },
+): PodClientReport => ({
   state: "connected",
   toolCount: 2,
   tools: ["a", "b"],
@@ -28,13 +34,27 @@ describe("summarize", () => {
       "one pod disconnected (worst state wins)",
       [
         pod({ pod: "x" }),
-        pod({ pod: "y", state: "disconnected", toolCount: 0, tools: [], lastError: "ECONNREFUSED" }),
+        pod({
+          pod: "y",
+          state: "disconnected",
+          toolCount: 0,
+          tools: [],
+          lastError: "ECONNREFUSED",
+        }),
       ],
-      { state: "disconnected", pods: 2, connectedPods: 1, lastError: "ECONNREFUSED" },
+      {
+        state: "disconnected",
+        pods: 2,
+        connectedPods: 1,
+        lastError: "ECONNREFUSED",
+      },
     ],
     [
       "error beats connecting",
-      [pod({ pod: "x", state: "connecting" }), pod({ pod: "y", state: "error", lastError: "bad" })],
+      [
+        pod({ pod: "x", state: "connecting" }),
+        pod({ pod: "y", state: "error", lastError: "bad" }),
+      ],
       { state: "error", connectedPods: 0, toolCount: 0 },
     ],
     [
@@ -49,8 +69,14 @@ describe("summarize", () => {
   });
 
   it("caps the tool list and says so", () => {
-    const tools = Array.from({ length: 60 }, (_, i) => `t${String(i).padStart(2, "0")}`);
-    const s = summarize([pod({ pod: "x", tools, toolCount: 60 })], { now, toolsCap: 50 });
+    const tools = Array.from(
+      { length: 60 },
+      (_, i) => `t${String(i).padStart(2, "0")}`,
+    );
+    const s = summarize([pod({ pod: "x", tools, toolCount: 60 })], {
+      now,
+      toolsCap: 50,
+    });
     expect(s?.tools).toHaveLength(50);
     expect(s?.toolsTruncated).toBe(true);
     expect(s?.toolCount).toBe(60);
@@ -58,14 +84,28 @@ describe("summarize", () => {
 });
 
 const client = (
-  spec: Record<string, unknown> = { connectionType: "http", connectionString: "https://x" },
-): CustomObject => ({ metadata: { name: "c", namespace: "ns", generation: 3 }, spec });
+  spec: Record<string, unknown> = {
+    connectionType: "http",
+    connectionString: "https://x",
+  },
+): CustomObject => ({
+  metadata: { name: "c", namespace: "ns", generation: 3 },
+  spec,
+});
 const cond = (s: { conditions?: Condition[] | undefined }, type: string) =>
   s.conditions?.find((c) => c.type === type);
 
 describe("mcpClientStatus", () => {
-  it.each<[string, ClientRuntime | undefined, Record<string, unknown>, string, string]>([
-    ["no reports yet", { pods: [] }, { state: "pending", toolCount: 0 }, "Unknown", "NoReports"],
+  it.each<
+    [string, ClientRuntime | undefined, Record<string, unknown>, string, string]
+  >([
+    [
+      "no reports yet",
+      { pods: [] },
+      { state: "pending", toolCount: 0 },
+      "Unknown",
+      "NoReports",
+    ],
     [
       "every pod connected",
       { pods: [pod({ pod: "x" })] },
@@ -81,9 +121,23 @@ describe("mcpClientStatus", () => {
       "Error",
     ],
   ])("reports %s", (_label, rt, fields, ready, reason) => {
-    const s = mcpClientStatus(client(), { ok: true, name: "c" }, rt, undefined, { now });
-    expect(s).toMatchObject({ observedGeneration: 3, clientName: "c", ...fields });
-    expect(cond(s, "Ready")).toMatchObject({ status: ready, reason, observedGeneration: 3 });
+    const s = mcpClientStatus(
+      client(),
+      { ok: true, name: "c" },
+      rt,
+      undefined,
+      { now },
+    );
+    expect(s).toMatchObject({
+      observedGeneration: 3,
+      clientName: "c",
+      ...fields,
+    });
+    expect(cond(s, "Ready")).toMatchObject({
+      status: ready,
+      reason,
+      observedGeneration: 3,
+    });
     expect(cond(s, "Authorized")).toBeUndefined();
   });
 
@@ -95,13 +149,19 @@ describe("mcpClientStatus", () => {
       undefined,
       { now },
     );
-    expect(s).toMatchObject({ state: "invalid", lastError: "Secret x not found" });
+    expect(s).toMatchObject({
+      state: "invalid",
+      lastError: "Secret x not found",
+    });
     expect(cond(s, "Ready")).toMatchObject({
       status: "False",
       reason: "SecretNotFound",
       message: "Secret x not found",
     });
-    expect(cond(s, "Connected")).toMatchObject({ status: "Unknown", reason: "NotServed" });
+    expect(cond(s, "Connected")).toMatchObject({
+      status: "Unknown",
+      reason: "NotServed",
+    });
   });
 
   it("shows the authorize URL only while OAuth is pending", () => {
@@ -122,7 +182,10 @@ describe("mcpClientStatus", () => {
       { now },
     );
     expect(pending.authorizeUrl).toBe("https://a/authorize");
-    expect(cond(pending, "Authorized")).toMatchObject({ status: "False", reason: "AuthorizationPending" });
+    expect(cond(pending, "Authorized")).toMatchObject({
+      status: "False",
+      reason: "AuthorizationPending",
+    });
     expect(cond(pending, "Ready")?.status).toBe("False");
     const done = mcpClientStatus(
       oauth,
@@ -137,7 +200,10 @@ describe("mcpClientStatus", () => {
     const failed = mcpClientStatus(
       oauth,
       { ok: true, name: "c" },
-      { pods: [pod({ pod: "x" })], oauth: { status: "failed", error: "invalid_grant" } },
+      {
+        pods: [pod({ pod: "x" })],
+        oauth: { status: "failed", error: "invalid_grant" },
+      },
       done,
       { now },
     );
@@ -156,16 +222,28 @@ describe("mcpClientStatus", () => {
       undefined,
       { now },
     );
-    const again = mcpClientStatus(client(), { ok: true, name: "c" }, { pods: [pod({ pod: "x" })] }, first, {
-      now: new Date(now.getTime() + 5000),
-    });
+    const again = mcpClientStatus(
+      client(),
+      { ok: true, name: "c" },
+      { pods: [pod({ pod: "x" })] },
+      first,
+      {
+        now: new Date(now.getTime() + 5000),
+      },
+    );
     expect(again).toEqual(first);
   });
 });
 
 describe("virtualKeyStatus", () => {
   it("names the Secret and reflects the verdict", () => {
-    const ok = virtualKeyStatus(client(), { ok: true, name: "c" }, "c-key", undefined, { now });
+    const ok = virtualKeyStatus(
+      client(),
+      { ok: true, name: "c" },
+      "c-key",
+      undefined,
+      { now },
+    );
     expect(ok).toMatchObject({
       observedGeneration: 3,
       secretName: "c-key",
@@ -178,6 +256,10 @@ describe("virtualKeyStatus", () => {
       ok,
       { now },
     );
-    expect(bad.conditions?.[0]).toMatchObject({ status: "False", reason: "InvalidSpec", message: "m" });
+    expect(bad.conditions?.[0]).toMatchObject({
+      status: "False",
+      reason: "InvalidSpec",
+      message: "m",
+    });
   });
 });

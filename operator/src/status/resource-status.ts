@@ -7,15 +7,29 @@
  * `Ready` is True when the client is served, connected and (for OAuth) authorized; it is
  * Unknown until a gateway pod has reported, because "not yet known" is not a failure.
  */
-import type { Condition, CustomObject, MCPClientStatus, VirtualKeyStatus } from "../crds/resources.js";
+import type {
+  Condition,
+  CustomObject,
+  MCPClientStatus,
+  VirtualKeyStatus,
+} from "../crds/resources.js";
 import type { Verdict } from "../render/desired.js";
 import { type ConditionInput, setConditions } from "./conditions.js";
-import type { ClientRuntime, ClientState, PodClientReport } from "./status-source.js";
+import type {
+  ClientRuntime,
+  ClientState,
+  PodClientReport,
+} from "./status-source.js";
 
 export const TOOLS_CAP = 50;
 export const DEFAULT_STALE_AFTER_MS = 60_000;
 
-const SEVERITY: Record<ClientState, number> = { connected: 0, connecting: 1, disconnected: 2, error: 3 };
+const SEVERITY: Record<ClientState, number> = {
+  connected: 0,
+  connecting: 1,
+  disconnected: 2,
+  error: 3,
+};
 const REASON: Record<ClientState, string> = {
   connected: "Connected",
   connecting: "Connecting",
@@ -40,15 +54,23 @@ export interface Summary {
 }
 
 /** Folds the live pods' reports into one view; undefined when no live pod reported. */
-export function summarize(pods: readonly PodClientReport[], ctx: StatusContext): Summary | undefined {
+export function summarize(
+  pods: readonly PodClientReport[],
+  ctx: StatusContext,
+): Summary | undefined {
   const staleAfter = ctx.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
-  const live = pods.filter((p) => ctx.now.getTime() - Date.parse(p.updatedAt) <= staleAfter);
+  const live = pods.filter(
+    (p) => ctx.now.getTime() - Date.parse(p.updatedAt) <= staleAfter,
+  );
   if (live.length === 0) return undefined;
-  const worst = live.reduce((w, p) => (SEVERITY[p.state] > SEVERITY[w.state] ? p : w));
+  const worst = live.reduce((w, p) =>
+    SEVERITY[p.state] > SEVERITY[w.state] ? p : w,
+  );
   const connected = live.filter((p) => p.state === "connected");
   const tools = [...new Set(connected.flatMap((p) => p.tools))].sort();
   const cap = ctx.toolsCap ?? TOOLS_CAP;
-  const lastError = worst.lastError ?? live.find((p) => p.lastError)?.lastError ?? undefined;
+  const lastError =
+    worst.lastError ?? live.find((p) => p.lastError)?.lastError ?? undefined;
   const summary: Summary = {
     state: worst.state,
     pods: live.length,
@@ -69,8 +91,14 @@ function usesOAuth(obj: CustomObject): boolean {
   );
 }
 
-function connectedCondition(s: Summary | undefined, generation: number | undefined): ConditionInput {
-  const base = { type: "Connected", ...(generation === undefined ? {} : { observedGeneration: generation }) };
+function connectedCondition(
+  s: Summary | undefined,
+  generation: number | undefined,
+): ConditionInput {
+  const base = {
+    type: "Connected",
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+  };
   if (!s)
     return {
       ...base,
@@ -79,7 +107,8 @@ function connectedCondition(s: Summary | undefined, generation: number | undefin
       message: "no gateway pod has reported this client yet",
     };
   const counts = `${s.connectedPods}/${s.pods} gateway pods connected`;
-  if (s.state === "connected") return { ...base, status: "True", reason: "Connected", message: counts };
+  if (s.state === "connected")
+    return { ...base, status: "True", reason: "Connected", message: counts };
   return {
     ...base,
     status: "False",
@@ -88,15 +117,29 @@ function connectedCondition(s: Summary | undefined, generation: number | undefin
   };
 }
 
-function authorizedCondition(rt: ClientRuntime | undefined, generation: number | undefined): ConditionInput {
+function authorizedCondition(
+  rt: ClientRuntime | undefined,
+  generation: number | undefined,
+): ConditionInput {
   const base = {
     type: "Authorized",
     ...(generation === undefined ? {} : { observedGeneration: generation }),
   };
   const o = rt?.oauth;
-  if (!o) return { ...base, status: "Unknown", reason: "NoReports", message: "no OAuth status reported yet" };
+  if (!o)
+    return {
+      ...base,
+      status: "Unknown",
+      reason: "NoReports",
+      message: "no OAuth status reported yet",
+    };
   if (o.status === "authorized")
-    return { ...base, status: "True", reason: "Authorized", message: "token valid" };
+    return {
+      ...base,
+      status: "True",
+      reason: "Authorized",
+      message: "token valid",
+    };
   if (o.status === "pending")
     return {
       ...base,
@@ -112,19 +155,44 @@ function authorizedCondition(rt: ClientRuntime | undefined, generation: number |
   };
 }
 
-function readyOf(parts: ConditionInput[], generation: number | undefined): ConditionInput {
-  const base = { type: "Ready", ...(generation === undefined ? {} : { observedGeneration: generation }) };
+function readyOf(
+  parts: ConditionInput[],
+  generation: number | undefined,
+): ConditionInput {
+  const base = {
+    type: "Ready",
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+  };
   const failing = parts.find((c) => c.status === "False");
-  if (failing) return { ...base, status: "False", reason: failing.reason, message: failing.message };
+  if (failing)
+    return {
+      ...base,
+      status: "False",
+      reason: failing.reason,
+      message: failing.message,
+    };
   const unknown = parts.find((c) => c.status === "Unknown");
-  if (unknown) return { ...base, status: "Unknown", reason: unknown.reason, message: unknown.message };
-  return { ...base, status: "True", reason: "Serving", message: "served by the gateway" };
+  if (unknown)
+    return {
+      ...base,
+      status: "Unknown",
+      reason: unknown.reason,
+      message: unknown.message,
+    };
+  return {
+    ...base,
+    status: "True",
+    reason: "Serving",
+    message: "served by the gateway",
+  };
 }
 
 type NotOk = Extract<Verdict, { ok: false }>;
 
 const genOf = (obj: CustomObject): { observedGeneration?: number } =>
-  obj.metadata.generation === undefined ? {} : { observedGeneration: obj.metadata.generation };
+  obj.metadata.generation === undefined
+    ? {}
+    : { observedGeneration: obj.metadata.generation };
 
 /** A resource left out of the config: not ready for the verdict's reason; connection and authorization unknown. */
 function notServedStatus(
@@ -191,9 +259,19 @@ export function mcpClientStatus(
     ctx.now,
   );
   const counts = summary
-    ? { state: summary.state, toolCount: summary.toolCount, tools: summary.tools }
+    ? {
+        state: summary.state,
+        toolCount: summary.toolCount,
+        tools: summary.tools,
+      }
     : { state: "pending", toolCount: 0, tools: [] };
-  return { ...genOf(obj), conditions, clientName: verdict.name, ...counts, ...extras(summary, rt, oauth) };
+  return {
+    ...genOf(obj),
+    conditions,
+    clientName: verdict.name,
+    ...counts,
+    ...extras(summary, rt, oauth),
+  };
 }
 
 export function virtualKeyStatus(
@@ -205,7 +283,13 @@ export function virtualKeyStatus(
 ): VirtualKeyStatus {
   const gen = genOf(obj);
   const ready: ConditionInput = verdict?.ok
-    ? { type: "Ready", status: "True", reason: "Serving", message: "served by the gateway", ...gen }
+    ? {
+        type: "Ready",
+        status: "True",
+        reason: "Serving",
+        message: "served by the gateway",
+        ...gen,
+      }
     : {
         type: "Ready",
         status: "False",
@@ -213,7 +297,10 @@ export function virtualKeyStatus(
         message: verdict?.message ?? "not rendered yet",
         ...gen,
       };
-  const status: VirtualKeyStatus = { ...gen, conditions: setConditions(prev?.conditions, [ready], ctx.now) };
+  const status: VirtualKeyStatus = {
+    ...gen,
+    conditions: setConditions(prev?.conditions, [ready], ctx.now),
+  };
   if (secretName !== undefined) status.secretName = secretName;
   return status;
 }

@@ -6,7 +6,12 @@
  */
 import { z } from "zod";
 
-export const ClientState = z.enum(["connected", "connecting", "disconnected", "error"]);
+export const ClientState = z.enum([
+  "connected",
+  "connecting",
+  "disconnected",
+  "error",
+]);
 export type ClientState = z.infer<typeof ClientState>;
 
 /** One pod's view of one client. */

@@ -50,7 +50,9 @@ describe("chunked files", () => {
     third!.gotError(7, "boom");
     const firstAgain = readChunks("f.star", FILE)[0]!;
     firstAgain.done();
-    expect(third!.failures.map((f) => f.message)).toEqual(["f.star:7: unexpected error: boom"]);
+    expect(third!.failures.map((f) => f.message)).toEqual([
+      "f.star:7: unexpected error: boom",
+    ]);
     expect(firstAgain.failures.map((f) => f.message)).toEqual([
       'f.star:2: expected error matching "undefined: b"',
     ]);
@@ -61,6 +63,8 @@ describe("chunked files", () => {
     expect(unquoteGo("`raw\\*`")).toBe("raw\\*");
     expect(() => unquoteGo("bare")).toThrow(/not a quoted regexp/);
     const [chunk] = readChunks("g.star", "x ### not-quoted");
-    expect(chunk!.failures.map((f) => f.message)).toEqual(["g.star:1: not a quoted regexp: not-quoted"]);
+    expect(chunk!.failures.map((f) => f.message)).toEqual([
+      "g.star:1: not a quoted regexp: not-quoted",
+    ]);
   });
 });

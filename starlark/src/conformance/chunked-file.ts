@@ -33,12 +33,15 @@ const GO_ESCAPES: Readonly<Record<string, string>> = {
 /** Unquotes a Go string literal: `raw` or "interpreted" (the usual one-character escapes,
  * which are all these files use). */
 export function unquoteGo(lit: string): string {
-  if (lit.length >= 2 && lit.startsWith("`") && lit.endsWith("`")) return lit.slice(1, -1);
-  if (lit.length < 2 || !lit.startsWith('"') || !lit.endsWith('"')) throw notQuoted(lit);
+  if (lit.length >= 2 && lit.startsWith("`") && lit.endsWith("`"))
+    return lit.slice(1, -1);
+  if (lit.length < 2 || !lit.startsWith('"') || !lit.endsWith('"'))
+    throw notQuoted(lit);
   return unescapeGo(lit.slice(1, -1), lit);
 }
 
-const notQuoted = (lit: string): Error => new Error(`not a quoted regexp: ${lit}`);
+const notQuoted = (lit: string): Error =>
+  new Error(`not a quoted regexp: ${lit}`);
 
 function unescapeGo(body: string, lit: string): string {
   let out = "";
@@ -87,7 +90,10 @@ export class Chunk {
   gotError(line: number, msg: string): void {
     const rx = this.wantErrs.get(line);
     if (rx === undefined) {
-      this.failures.push({ line, message: `${this.filename}:${line}: unexpected error: ${msg}` });
+      this.failures.push({
+        line,
+        message: `${this.filename}:${line}: unexpected error: ${msg}`,
+      });
       return;
     }
     this.wantErrs.delete(line);
@@ -101,7 +107,10 @@ export class Chunk {
 
   /** Records a failure of the whole chunk that has no better line (e.g. a crash). */
   fail(line: number, message: string): void {
-    this.failures.push({ line, message: `${this.filename}:${line}: ${message}` });
+    this.failures.push({
+      line,
+      message: `${this.filename}:${line}: ${message}`,
+    });
   }
 
   /** Reports every expectation that no error consumed. Call once, after running the chunk. */
@@ -120,10 +129,16 @@ export function readChunks(filename: string, data: string): Chunk[] {
   const chunks: Chunk[] = [];
   let linenum = 1;
   for (const text of data.split("\n---\n")) {
-    const chunk = new Chunk(filename, "\n".repeat(linenum - 1) + text, linenum, text);
+    const chunk = new Chunk(
+      filename,
+      "\n".repeat(linenum - 1) + text,
+      linenum,
+      text,
+    );
     for (const line of text.split("\n")) {
       const hashes = line.indexOf("###");
-      if (hashes >= 0) parseExpectation(chunk, linenum, line.slice(hashes + 3).trim());
+      if (hashes >= 0)
+        parseExpectation(chunk, linenum, line.slice(hashes + 3).trim());
       linenum++;
     }
     linenum++; // the "---" line

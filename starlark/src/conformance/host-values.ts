@@ -8,14 +8,25 @@ import { List } from "../eval/index.js";
 import { EvalError, fail, StarlarkError } from "../eval/index.js";
 import { HostModule, Struct } from "../eval/index.js";
 import { call, callStack } from "../eval/index.js";
-import { Float, freeze, type HashKey, type Iter, StarObject, str, type Value } from "../eval/index.js";
+import {
+  Float,
+  freeze,
+  type HashKey,
+  type Iter,
+  StarObject,
+  str,
+  type Value,
+} from "../eval/index.js";
 
 export type Reporter = (line: number | undefined, msg: string) => void;
 
 export const REPORTER = "reporter";
 
 // The innermost line of the call stack that lies in `file`.
-export function lineInFile(stack: readonly { file: string; line: number }[], file: string): number | undefined {
+export function lineInFile(
+  stack: readonly { file: string; line: number }[],
+  file: string,
+): number | undefined {
   for (let i = stack.length - 1; i >= 0; i--) {
     const f = stack[i];
     if (f?.file === file) return f.line;
@@ -24,7 +35,8 @@ export function lineInFile(stack: readonly { file: string; line: number }[], fil
 }
 
 const errorFn: BuiltinFn = (thread, args) => {
-  const report = thread.locals.get(REPORTER) as ((t: Thread, msg: string) => void) | undefined;
+  const report = thread.locals.get(REPORTER) as
+    ((t: Thread, msg: string) => void) | undefined;
   const msg = args.map(str).join(" ");
   if (report) report(thread, msg);
   return null;
@@ -52,7 +64,8 @@ const catchFn: BuiltinFn = (thread, args) => {
 
 const matchesFn: BuiltinFn = (_t, args) => {
   const [pattern, s] = args;
-  if (typeof pattern !== "string" || typeof s !== "string") fail("matches: want (pattern, str)");
+  if (typeof pattern !== "string" || typeof s !== "string")
+    fail("matches: want (pattern, str)");
   return new RegExp(pattern).test(s);
 };
 
@@ -115,7 +128,11 @@ export class HasFields extends StarObject {
   override hashKey(): HashKey {
     return this;
   }
-  override binaryOp(op: string, other: Value, right: boolean): Value | undefined {
+  override binaryOp(
+    op: string,
+    other: Value,
+    right: boolean,
+  ): Value | undefined {
     if (op === "+" && right && other instanceof List) return 42;
     return undefined;
   }
@@ -145,10 +162,13 @@ export function testPredeclared(): Map<string, Value> {
   return new Map<string, Value>([
     ["hasfields", new Builtin("hasfields", () => new HasFields())],
     ["fibonacci", new Fibonacci()],
-    ["struct", new Builtin("struct", (_t, args, kwargs) => {
-      if (args.length > 0) fail("struct: unexpected positional arguments");
-      return new Struct(kwargs);
-    })],
+    [
+      "struct",
+      new Builtin("struct", (_t, args, kwargs) => {
+        if (args.length > 0) fail("struct: unexpected positional arguments");
+        return new Struct(kwargs);
+      }),
+    ],
   ]);
 }
 

@@ -8,15 +8,19 @@ import { readFileSync } from "node:fs";
 import { runExecSuite } from "./exec-suite.js";
 import { conformanceDir, runStaticSuites } from "./static-suites.js";
 
-const expected = JSON.parse(readFileSync(new URL("../../src/conformance/expected-failures.json", import.meta.url), "utf8")) as Record<
-  string,
-  string
->;
+const expected = JSON.parse(
+  readFileSync(
+    new URL("../../src/conformance/expected-failures.json", import.meta.url),
+    "utf8",
+  ),
+) as Record<string, string>;
 
 const dir = conformanceDir();
 if (dir === null) {
   const ci = process.env.CI === "true";
-  console.log(`no Starlark conformance suite found (set STARLARK_CONFORMANCE_DIR); ${ci ? "failing: CI=true requires it" : "skipping"}`);
+  console.log(
+    `no Starlark conformance suite found (set STARLARK_CONFORMANCE_DIR); ${ci ? "failing: CI=true requires it" : "skipping"}`,
+  );
   process.exit(ci ? 1 : 0);
 }
 
@@ -29,7 +33,10 @@ for (const f of failures) {
   console.log(`${key in expected ? "expected " : ""}FAIL ${f}`);
 }
 const nowPassing = Object.keys(expected).filter((k) => !keys.has(k));
-for (const k of nowPassing) console.log(`listed in expected-failures.json but passes: ${k}`);
+for (const k of nowPassing)
+  console.log(`listed in expected-failures.json but passes: ${k}`);
 const unexpected = [...keys].filter((k) => !(k in expected));
-console.log(`${stat.passed + exec.passed} passed, ${stat.failed + exec.failed} failed`);
+console.log(
+  `${stat.passed + exec.passed} passed, ${stat.failed + exec.failed} failed`,
+);
 process.exit(unexpected.length > 0 || nowPassing.length > 0 ? 1 : 0);

@@ -28,13 +28,28 @@ export interface SuiteResult {
  * ../shared/conformance/starlark/testdata next to the repository root (found from this
  * module's location). Returns null if it does not exist.
  */
-export function conformanceDir(env: NodeJS.ProcessEnv = process.env): string | null {
+export function conformanceDir(
+  env: NodeJS.ProcessEnv = process.env,
+): string | null {
   const fromEnv = env.STARLARK_CONFORMANCE_DIR;
-  if (fromEnv !== undefined && fromEnv !== "") return existsSync(fromEnv) ? fromEnv : null;
+  if (fromEnv !== undefined && fromEnv !== "")
+    return existsSync(fromEnv) ? fromEnv : null;
   // This file is starlark/src/conformance/x.ts (or starlark/dist/conformance/x.js): the
   // repository root is three levels up.
-  const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-  const dir = path.resolve(repoRoot, "..", "shared", "conformance", "starlark", "testdata");
+  const repoRoot = path.resolve(
+    path.dirname(fileURLToPath(import.meta.url)),
+    "..",
+    "..",
+    "..",
+  );
+  const dir = path.resolve(
+    repoRoot,
+    "..",
+    "shared",
+    "conformance",
+    "starlark",
+    "testdata",
+  );
   return existsSync(dir) ? dir : null;
 }
 
@@ -60,16 +75,24 @@ export function recordChunk(result: SuiteResult, chunk: Chunk): void {
 }
 
 const crashed = (chunk: Chunk, err: unknown): void =>
-  chunk.fail(chunk.startLine, `crash: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  chunk.fail(
+    chunk.startLine,
+    `crash: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+  );
 
 /** HARNESS section 4 (`filePath` is used in positions; failures are keyed by its base name):
  * parse each chunk with default options; the first syntax error is checked. */
-export function runSyntaxErrorsSuite(filePath: string, content: string, result: SuiteResult): void {
+export function runSyntaxErrorsSuite(
+  filePath: string,
+  content: string,
+  result: SuiteResult,
+): void {
   for (const chunk of readChunks(path.basename(filePath), content)) {
     try {
       parse(filePath, chunk.source);
     } catch (err) {
-      if (err instanceof StarlarkSyntaxError) chunk.gotError(err.pos.line, err.msg);
+      if (err instanceof StarlarkSyntaxError)
+        chunk.gotError(err.pos.line, err.msg);
       else crashed(chunk, err);
     }
     recordChunk(result, chunk);
@@ -81,11 +104,16 @@ const isUniversal = (name: string): boolean => name === "U" || name === "float";
 
 /** HARNESS section 3: parse with the chunk's options (an error fails the case), then resolve
  * with M predeclared and U, float universal; every resolver error is checked. */
-export function runResolveSuite(filePath: string, content: string, result: SuiteResult): void {
+export function runResolveSuite(
+  filePath: string,
+  content: string,
+  result: SuiteResult,
+): void {
   for (const chunk of readChunks(path.basename(filePath), content)) {
     try {
       const file = parse(filePath, chunk.source, chunkOptions(chunk));
-      for (const err of resolve(file, isPredeclared, isUniversal)) chunk.gotError(err.pos.line, err.msg);
+      for (const err of resolve(file, isPredeclared, isUniversal))
+        chunk.gotError(err.pos.line, err.msg);
     } catch (err) {
       if (err instanceof StarlarkSyntaxError)
         chunk.fail(err.pos.line, `unexpected parse error: ${err.message}`);
@@ -95,15 +123,27 @@ export function runResolveSuite(filePath: string, content: string, result: Suite
   }
 }
 
-export const STATIC_SUITE_FILES = ["syntax_errors.star", "resolve.star"] as const;
+export const STATIC_SUITE_FILES = [
+  "syntax_errors.star",
+  "resolve.star",
+] as const;
 
 /** Runs both static suites from `dir` (see conformanceDir). */
 export async function runStaticSuites(dir: string): Promise<SuiteResult> {
-  const result: SuiteResult = { passed: 0, failed: 0, failures: [], failureKeys: [] };
+  const result: SuiteResult = {
+    passed: 0,
+    failed: 0,
+    failures: [],
+    failureKeys: [],
+  };
   const [syntaxSrc, resolveSrc] = await Promise.all(
     STATIC_SUITE_FILES.map((f) => readFile(path.join(dir, f), "utf8")),
   );
-  runSyntaxErrorsSuite(path.join(dir, "syntax_errors.star"), syntaxSrc!, result);
+  runSyntaxErrorsSuite(
+    path.join(dir, "syntax_errors.star"),
+    syntaxSrc!,
+    result,
+  );
   runResolveSuite(path.join(dir, "resolve.star"), resolveSrc!, result);
   return result;
 }

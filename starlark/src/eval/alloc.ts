@@ -42,7 +42,11 @@ export class AllocBudget {
   }
 }
 
-const UNLIMITED = new AllocBudget({ maxStringLength: 2 ** 29, maxCollectionLength: 2 ** 30, maxAllocations: Infinity });
+const UNLIMITED = new AllocBudget({
+  maxStringLength: 2 ** 29,
+  maxCollectionLength: 2 ** 30,
+  maxAllocations: Infinity,
+});
 
 export let budget: AllocBudget = UNLIMITED;
 
@@ -61,7 +65,9 @@ function charge(n: number): void {
 // Check and charge a string of the given final length, of which `fresh` characters are new.
 export function chargeString(len: number, fresh = len): void {
   if (len > budget.limits.maxStringLength)
-    throw new StarlarkError(`string too long: ${len} characters exceeds the limit of ${budget.limits.maxStringLength}`);
+    throw new StarlarkError(
+      `string too long: ${len} characters exceeds the limit of ${budget.limits.maxStringLength}`,
+    );
   charge(fresh);
 }
 

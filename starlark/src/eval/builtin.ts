@@ -11,7 +11,12 @@ import { StarObject, typeName, type Value } from "./value.js";
 
 export type Kwargs = [string, Value][];
 
-export type BuiltinFn = (thread: Thread, args: Value[], kwargs: Kwargs, self: Builtin) => Value | Promise<Value>;
+export type BuiltinFn = (
+  thread: Thread,
+  args: Value[],
+  kwargs: Kwargs,
+  self: Builtin,
+) => Value | Promise<Value>;
 
 export class Builtin extends StarObject {
   get typeName(): string {
@@ -25,7 +30,8 @@ export class Builtin extends StarObject {
     super();
   }
   override repr(): string {
-    if (this.recv !== undefined) return `<built-in method ${this.name} of ${typeName(this.recv)} value>`;
+    if (this.recv !== undefined)
+      return `<built-in method ${this.name} of ${typeName(this.recv)} value>`;
     return `<built-in function ${this.name}>`;
   }
   bind(recv: Value): Builtin {
@@ -34,9 +40,19 @@ export class Builtin extends StarObject {
   override equals(other: Value): boolean {
     if (!(other instanceof Builtin)) return false;
     if (this === other) return true;
-    return this.recv !== undefined && this.fn === other.fn && this.recv === other.recv;
+    return (
+      this.recv !== undefined &&
+      this.fn === other.fn &&
+      this.recv === other.recv
+    );
   }
 }
 
 // A method implementation: like a builtin, with its receiver first.
-export type MethodFn<R> = (thread: Thread, recv: R, args: Value[], kwargs: Kwargs, self: Builtin) => Value | Promise<Value>;
+export type MethodFn<R> = (
+  thread: Thread,
+  recv: R,
+  args: Value[],
+  kwargs: Kwargs,
+  self: Builtin,
+) => Value | Promise<Value>;

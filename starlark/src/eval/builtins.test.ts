@@ -23,7 +23,11 @@ async function err(source: string): Promise<string> {
 
 // One or more cases per universal builtin: [expression, repr of the result].
 const CASES: [string, string, string][] = [
-  ["abs", "abs(-3), abs(2.5), abs(-(1 << 70))", "(3, 2.5, 1180591620717411303424)"],
+  [
+    "abs",
+    "abs(-3), abs(2.5), abs(-(1 << 70))",
+    "(3, 2.5, 1180591620717411303424)",
+  ],
   ["all", "all([1, True, 'x']), all([1, 0])", "(True, False)"],
   ["any", "any([0, '', None]), any([0, 1])", "(False, True)"],
   ["bool", "bool(), bool(0), bool([1])", "(False, False, True)"],
@@ -33,10 +37,18 @@ const CASES: [string, string, string][] = [
   ["dir", "dir([])[:3]", '["append", "clear", "extend"]'],
   ["enumerate", "enumerate(['a', 'b'], 1)", '[(1, "a"), (2, "b")]'],
   ["float", "float('1.5'), float(2), float('-inf')", "(1.5, 2.0, -inf)"],
-  ["getattr", "getattr('abc', 'upper')(), getattr(1, 'x', 'dflt')", '("ABC", "dflt")'],
+  [
+    "getattr",
+    "getattr('abc', 'upper')(), getattr(1, 'x', 'dflt')",
+    '("ABC", "dflt")',
+  ],
   ["hasattr", "hasattr([], 'append'), hasattr([], 'nope')", "(True, False)"],
   ["hash", "hash('a'), hash('') ", "(97, 0)"],
-  ["int", "int('0x1f', 0), int(' 7'.strip()), int(-2.7), int(True)", "(31, 7, -2, 1)"],
+  [
+    "int",
+    "int('0x1f', 0), int(' 7'.strip()), int(-2.7), int(True)",
+    "(31, 7, -2, 1)",
+  ],
   ["len", "len('abc'), len({1: 2}), len(range(10))", "(3, 1, 10)"],
   ["list", "list((1, 2)), list({'a': 1})", '([1, 2], ["a"])'],
   ["max", "max(1, 5, 3), max(['aa', 'b'], key=len)", '(5, "aa")'],
@@ -49,14 +61,22 @@ const CASES: [string, string, string][] = [
   ["sorted", "sorted([3, 1, 2], reverse=True)", "[3, 2, 1]"],
   ["str", "str(1), str('a'), str(None), str(1.0)", '("1", "a", "None", "1.0")'],
   ["tuple", "tuple([1, 2])", "(1, 2)"],
-  ["type", "type(1), type([]), type(len), type(None)", '("int", "list", "builtin_function_or_method", "NoneType")'],
+  [
+    "type",
+    "type(1), type([]), type(len), type(None)",
+    '("int", "list", "builtin_function_or_method", "NoneType")',
+  ],
   ["zip", "zip([1, 2, 3], 'ab'.elems())", '[(1, "a"), (2, "b")]'],
 ];
 
 describe("universal builtins", () => {
   it("has a test case for every builtin", () => {
     const tested = new Set(CASES.map(([name]) => name));
-    const untested = [...UNIVERSE.keys()].filter((n) => !tested.has(n) && !["None", "True", "False", "fail", "print"].includes(n));
+    const untested = [...UNIVERSE.keys()].filter(
+      (n) =>
+        !tested.has(n) &&
+        !["None", "True", "False", "fail", "print"].includes(n),
+    );
     expect(untested).toEqual([]);
   });
 
@@ -83,7 +103,10 @@ describe("universal builtins", () => {
 
   it("prints its arguments separated by spaces", async () => {
     const out: string[] = [];
-    await evalExpr({ source: "print('a', 1, [2], sep='|')", print: (m) => out.push(m) });
+    await evalExpr({
+      source: "print('a', 1, [2], sep='|')",
+      print: (m) => out.push(m),
+    });
     expect(out).toEqual(["a|1|[2]"]);
   });
 });

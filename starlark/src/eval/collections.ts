@@ -10,7 +10,16 @@
 // which is exactly Starlark's dict order.
 
 import { fail } from "./errors.js";
-import { freeze, type HashKey, hashKey, type Iter, repr, reprNested, StarObject, type Value } from "./value.js";
+import {
+  freeze,
+  type HashKey,
+  hashKey,
+  type Iter,
+  repr,
+  reprNested,
+  StarObject,
+  type Value,
+} from "./value.js";
 
 export class ArrayIter implements Iter {
   private i = 0;
@@ -51,11 +60,19 @@ export class List extends StarObject {
     return fail("unhashable type: list");
   }
   override repr(seen: StarObject[]): string {
-    return reprNested(this, seen, () => `[${this.elems.map((e) => repr(e, seen)).join(", ")}]`, "[...]");
+    return reprNested(
+      this,
+      seen,
+      () => `[${this.elems.map((e) => repr(e, seen)).join(", ")}]`,
+      "[...]",
+    );
   }
   override iterate(): Iter {
     if (!this.frozen) this.itercount++;
-    return new ArrayIter(this.elems, this.frozen ? undefined : () => void this.itercount--);
+    return new ArrayIter(
+      this.elems,
+      this.frozen ? undefined : () => void this.itercount--,
+    );
   }
 }
 
@@ -141,7 +158,8 @@ export class Dict extends HashTable {
       seen,
       () => {
         const parts: string[] = [];
-        for (const e of this.map.values()) parts.push(`${repr(e.k, seen)}: ${repr(e.v, seen)}`);
+        for (const e of this.map.values())
+          parts.push(`${repr(e.k, seen)}: ${repr(e.v, seen)}`);
         return `{${parts.join(", ")}}`;
       },
       "{...}",
@@ -171,7 +189,15 @@ export class StarSet extends HashTable {
     this.map.set(hk, { k, v: null });
   }
   override repr(seen: StarObject[]): string {
-    return reprNested(this, seen, () => `set([${this.keys().map((k) => repr(k, seen)).join(", ")}])`, "set(...)");
+    return reprNested(
+      this,
+      seen,
+      () =>
+        `set([${this.keys()
+          .map((k) => repr(k, seen))
+          .join(", ")}])`,
+      "set(...)",
+    );
   }
 }
 
@@ -195,7 +221,10 @@ export class Range extends StarObject {
     return fail("unhashable: range");
   }
   override repr(): string {
-    if (this.step === 1) return this.start === 0 ? `range(${this.stop})` : `range(${this.start}, ${this.stop})`;
+    if (this.step === 1)
+      return this.start === 0
+        ? `range(${this.stop})`
+        : `range(${this.start}, ${this.stop})`;
     return `range(${this.start}, ${this.stop}, ${this.step})`;
   }
   override len(): number {
@@ -215,13 +244,18 @@ export class Range extends StarObject {
     if (!(other instanceof Range)) return false;
     if (this.size !== other.size) return false;
     if (this.size === 0) return true;
-    return this.start === other.start && (this.size === 1 || this.step === other.step);
+    return (
+      this.start === other.start &&
+      (this.size === 1 || this.step === other.step)
+    );
   }
 }
 
 function rangeLen(start: number, stop: number, step: number): number {
-  if (step > 0 && start < stop) return Math.floor((stop - start - 1) / step) + 1;
-  if (step < 0 && start > stop) return Math.floor((start - stop - 1) / -step) + 1;
+  if (step > 0 && start < stop)
+    return Math.floor((stop - start - 1) / step) + 1;
+  if (step < 0 && start > stop)
+    return Math.floor((start - stop - 1) / -step) + 1;
   return 0;
 }
 
@@ -241,7 +275,8 @@ export class Bytes extends StarObject {
   }
   override repr(): string {
     let out = 'b"';
-    for (let i = 0; i < this.data.length; i++) out += bytesRune(this.data.charCodeAt(i));
+    for (let i = 0; i < this.data.length; i++)
+      out += bytesRune(this.data.charCodeAt(i));
     return out + '"';
   }
   // str(b) decodes the bytes as UTF-8, with U+FFFD for invalid sequences (spec: str).
@@ -257,7 +292,15 @@ function bytesRune(c: number): string {
   if (c === 0x22) return '\\"';
   if (c === 0x5c) return "\\\\";
   if (c >= 0x20 && c < 0x7f) return String.fromCharCode(c);
-  const named: Record<number, string> = { 7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r" };
+  const named: Record<number, string> = {
+    7: "\\a",
+    8: "\\b",
+    9: "\\t",
+    10: "\\n",
+    11: "\\v",
+    12: "\\f",
+    13: "\\r",
+  };
   return named[c] ?? `\\x${c.toString(16).padStart(2, "0")}`;
 }
 

@@ -246,7 +246,12 @@ class FnCompiler {
     }
     const binop = s.op.slice(0, -1);
     const lhs = unparen(s.lhs);
-    const opcode = binop === "+" ? op.INPLACE_ADD : binop === "|" ? op.INPLACE_PIPE : (BINOPS[binop] ?? op.NOP);
+    const opcode =
+      binop === "+"
+        ? op.INPLACE_ADD
+        : binop === "|"
+          ? op.INPLACE_PIPE
+          : (BINOPS[binop] ?? op.NOP);
     if (lhs.kind === "Index") {
       this.expr(lhs.x);
       this.expr(lhs.y);
@@ -362,7 +367,11 @@ class FnCompiler {
       case "List":
       case "Tuple":
         for (const x of e.elems) this.expr(x);
-        this.emit(e.kind === "List" ? op.MAKELIST : op.MAKETUPLE, e.elems.length, e.pos);
+        this.emit(
+          e.kind === "List" ? op.MAKELIST : op.MAKETUPLE,
+          e.elems.length,
+          e.pos,
+        );
         return;
       case "Dict":
         this.emit(op.MAKEDICT, 0, e.pos);
@@ -442,21 +451,34 @@ class FnCompiler {
         this.emit(op.CONST, this.constIndex(e.value), e.pos);
         return;
       case "bytes":
-        this.emit(op.CONST, this.constIndex(new Bytes(String.fromCharCode(...e.value))), e.pos);
+        this.emit(
+          op.CONST,
+          this.constIndex(new Bytes(String.fromCharCode(...e.value))),
+          e.pos,
+        );
         return;
     }
   }
 
   private unary(e: ast.Unary): void {
     this.expr(e.x);
-    const opcode = { "+": op.UPLUS, "-": op.UMINUS, "~": op.TILDE, not: op.NOT }[e.op];
+    const opcode = {
+      "+": op.UPLUS,
+      "-": op.UMINUS,
+      "~": op.TILDE,
+      not: op.NOT,
+    }[e.op];
     this.emit(opcode, 0, e.opPos);
   }
 
   private binary(e: ast.Binary): void {
     if (e.op === "and" || e.op === "or") {
       this.expr(e.x);
-      const j = this.emit(e.op === "and" ? op.JMP_FALSE_OR_POP : op.JMP_TRUE_OR_POP, 0, e.opPos);
+      const j = this.emit(
+        e.op === "and" ? op.JMP_FALSE_OR_POP : op.JMP_TRUE_OR_POP,
+        0,
+        e.opPos,
+      );
       this.expr(e.y);
       this.patch(j, this.here());
       return;
@@ -502,10 +524,18 @@ class FnCompiler {
           break;
       }
     }
-    this.emit(op.CALL, npos | (nkw << 8) | (varargs << 16) | (kwargs << 17), e.lparen);
+    this.emit(
+      op.CALL,
+      npos | (nkw << 8) | (varargs << 16) | (kwargs << 17),
+      e.lparen,
+    );
   }
 
-  private comprehension(clauses: readonly ast.CompClause[], i: number, body: () => void): void {
+  private comprehension(
+    clauses: readonly ast.CompClause[],
+    i: number,
+    body: () => void,
+  ): void {
     const clause = clauses[i];
     if (!clause) {
       body();
@@ -536,7 +566,10 @@ class FnCompiler {
         this.emit(op.CONST, this.constIndex(part), e.pos);
       } else {
         this.expr(part.expr);
-        const spec: FieldSpec = { conversion: part.conversion, spec: part.spec };
+        const spec: FieldSpec = {
+          conversion: part.conversion,
+          spec: part.spec,
+        };
         this.emit(op.FORMAT, this.constIndex(spec), part.pos);
       }
       n++;
@@ -574,7 +607,11 @@ function cellsOf(locals: readonly ast.Binding[]): number[] {
   return out;
 }
 
-function compileFunction(prog: Program, fn: ast.Function, ndefaults: number): FuncCode {
+function compileFunction(
+  prog: Program,
+  fn: ast.Function,
+  ndefaults: number,
+): FuncCode {
   const c = new FnCompiler(prog, fn.pos);
   c.stmts(fn.body);
   c.emit(op.NONE);
@@ -595,7 +632,11 @@ function compileFunction(prog: Program, fn: ast.Function, ndefaults: number): Fu
     hasKwargs: fn.hasKwargs,
     paramNames: fn.locals.slice(0, fn.numParams).map((b) => b.name),
     numDefaults: ndefaults,
-    simple: !fn.hasVarargs && !fn.hasKwargs && fn.numKwonlyParams === 0 && cellsOf(fn.locals).length === 0,
+    simple:
+      !fn.hasVarargs &&
+      !fn.hasKwargs &&
+      fn.numKwonlyParams === 0 &&
+      cellsOf(fn.locals).length === 0,
     prog,
   };
 }
@@ -646,6 +687,7 @@ export function compileExprFile(file: ast.File, expr: ast.Expr): Program {
   c.expr(expr);
   c.emit(op.RETURN);
   const top = prog.toplevel;
-  if (top) prog.toplevel = { ...top, code: c.code, lines: c.lines, cols: c.cols };
+  if (top)
+    prog.toplevel = { ...top, code: c.code, lines: c.lines, cols: c.cols };
   return prog;
 }

@@ -7,7 +7,15 @@ import { Dict, List, StarSet } from "./collections.js";
 import { fail } from "./errors.js";
 import { Struct } from "./host.js";
 import type { Thread } from "./thread.js";
-import { Float, normInt, StarObject, str, type Tuple, typeName, type Value } from "./value.js";
+import {
+  Float,
+  normInt,
+  StarObject,
+  str,
+  type Tuple,
+  typeName,
+  type Value,
+} from "./value.js";
 
 // JS -> Starlark. Integral numbers become ints, other numbers floats; arrays become lists,
 // plain objects and Maps dicts; Starlark values pass through unchanged.
@@ -25,7 +33,9 @@ export function toStarlark(v: unknown): Value {
     case "object":
       return objectToStarlark(v);
     default:
-      throw new TypeError(`cannot convert a JS ${typeof v} to a Starlark value`);
+      throw new TypeError(
+        `cannot convert a JS ${typeof v} to a Starlark value`,
+      );
   }
 }
 
@@ -34,12 +44,14 @@ function objectToStarlark(v: object | null): Value {
   if (v instanceof StarObject) return v;
   if (Array.isArray(v)) return new List(v.map(toStarlark));
   const d = new Dict();
-  const entries: Iterable<[unknown, unknown]> = v instanceof Map ? (v as Map<unknown, unknown>) : Object.entries(v);
+  const entries: Iterable<[unknown, unknown]> =
+    v instanceof Map ? (v as Map<unknown, unknown>) : Object.entries(v);
   for (const [k, val] of entries) d.insert(toStarlark(k), toStarlark(val));
   return d;
 }
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue };
+export type JsonValue =
+  null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue };
 
 // Starlark -> JS. Ints beyond the safe range become numbers (JSON has no bigints) and dict
 // keys are converted with str(); values with no JSON form (functions, ...) are an error.
@@ -61,7 +73,12 @@ export function toJS(v: Value): JsonValue {
 // Defines an own property even for "__proto__", so script-chosen keys cannot change an
 // object's prototype.
 function setOwn(o: Record<string, JsonValue>, k: string, v: JsonValue): void {
-  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(o, k, {
+    value: v,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 }
 
 function objectToJS(v: StarObject): JsonValue {
@@ -81,7 +98,10 @@ function objectToJS(v: StarObject): JsonValue {
   return fail(`cannot convert ${typeName(v)} to a JSON value`);
 }
 
-export type ToolFn = (params: Record<string, JsonValue>, thread: Thread) => unknown;
+export type ToolFn = (
+  params: Record<string, JsonValue>,
+  thread: Thread,
+) => unknown;
 
 // A builtin that calls fn with its arguments as one JSON object: either keyword arguments
 // (`server.tool(x=1)`) or a single dict (`server.tool({"x": 1})`). fn may be async; its
@@ -94,13 +114,23 @@ export function toolFunction(name: string, fn: ToolFn): Builtin {
   });
 }
 
-function toolParams(args: readonly Value[], kwargs: Kwargs): Record<string, JsonValue> {
-  if (args.length > 1) fail(`got ${args.length} positional arguments, want keyword arguments or one dict`);
+function toolParams(
+  args: readonly Value[],
+  kwargs: Kwargs,
+): Record<string, JsonValue> {
+  if (args.length > 1)
+    fail(
+      `got ${args.length} positional arguments, want keyword arguments or one dict`,
+    );
   const params: Record<string, JsonValue> = {};
   const first = args[0];
   if (first !== undefined) {
-    if (!(first instanceof Dict)) fail(`got ${typeName(first)}, want keyword arguments or one dict`);
-    for (const [k, v] of Object.entries(toJS(first) as Record<string, JsonValue>)) setOwn(params, k, v);
+    if (!(first instanceof Dict))
+      fail(`got ${typeName(first)}, want keyword arguments or one dict`);
+    for (const [k, v] of Object.entries(
+      toJS(first) as Record<string, JsonValue>,
+    ))
+      setOwn(params, k, v);
   }
   for (const [k, v] of kwargs) setOwn(params, k, toJS(v));
   return params;

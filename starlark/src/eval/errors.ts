@@ -46,7 +46,8 @@ export class EvalError extends Error {
   // The error and its Starlark call stack in Python's traceback order.
   backtrace(): string {
     const lines = ["Traceback (most recent call last):"];
-    for (const f of this.callStack) lines.push(`  ${f.file}:${f.line}:${f.col}: in ${f.name}`);
+    for (const f of this.callStack)
+      lines.push(`  ${f.file}:${f.line}:${f.col}: in ${f.name}`);
     lines.push(`Error: ${this.msg}`);
     return lines.join("\n");
   }

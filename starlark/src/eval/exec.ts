@@ -11,11 +11,18 @@ import { parse, parseExpr } from "../syntax/parser.js";
 import { compileExprFile, compileFile, type Program } from "./compile.js";
 import { Cell, Module } from "./function.js";
 import { run } from "./interp.js";
-import { Frame, type Limits, type LoadFn, type PrintFn, Thread } from "./thread.js";
+import {
+  Frame,
+  type Limits,
+  type LoadFn,
+  type PrintFn,
+  Thread,
+} from "./thread.js";
 import { UNIVERSE } from "./universe.js";
 import type { Value } from "./value.js";
 
-export type Predeclared = Readonly<Record<string, Value>> | ReadonlyMap<string, Value>;
+export type Predeclared =
+  Readonly<Record<string, Value>> | ReadonlyMap<string, Value>;
 
 export interface ExecOptions {
   readonly filename?: string;
@@ -46,7 +53,10 @@ function toMap(p: Predeclared | undefined): ReadonlyMap<string, Value> {
 
 // Resolves a parsed file against the predeclared names; throws the first resolver error
 // (each carries file:line:col) with the full list on `errors`.
-function resolveOrThrow(file: Parameters<typeof resolve>[0], predeclared: ReadonlyMap<string, Value>): void {
+function resolveOrThrow(
+  file: Parameters<typeof resolve>[0],
+  predeclared: ReadonlyMap<string, Value>,
+): void {
   const errs = resolve(
     file,
     (name) => predeclared.has(name),
@@ -56,7 +66,12 @@ function resolveOrThrow(file: Parameters<typeof resolve>[0], predeclared: Readon
   if (first) throw Object.assign(first, { errors: errs });
 }
 
-export function compileSource(filename: string, source: string, options: Partial<FileOptions>, predeclared: ReadonlyMap<string, Value>): Program {
+export function compileSource(
+  filename: string,
+  source: string,
+  options: Partial<FileOptions>,
+  predeclared: ReadonlyMap<string, Value>,
+): Program {
   const file = parse(filename, source, options);
   resolveOrThrow(file, predeclared);
   return compileFile(file);
@@ -73,12 +88,19 @@ function makeThread(opts: ExecOptions): Thread {
 }
 
 // Runs a compiled program's top level; synchronous unless a host call suspends it.
-export function execProgram(thread: Thread, prog: Program, predeclared: ReadonlyMap<string, Value>): Module | Promise<Module> {
+export function execProgram(
+  thread: Thread,
+  prog: Program,
+  predeclared: ReadonlyMap<string, Value>,
+): Module | Promise<Module> {
   const top = prog.toplevel;
   if (!top) throw new Error("program has no top level");
   const module = new Module(prog, predeclared);
-  const locals = new Array<Value | undefined>(top.localNames.length).fill(undefined);
-  for (const i of top.cells) locals[i] = new Cell(undefined) as unknown as Value;
+  const locals = new Array<Value | undefined>(top.localNames.length).fill(
+    undefined,
+  );
+  for (const i of top.cells)
+    locals[i] = new Cell(undefined) as unknown as Value;
   thread.frames.push(new Frame(top, locals, undefined, module));
   const r = run(thread, thread.frames.length - 1);
   const finish = (): Module => {
@@ -90,10 +112,20 @@ export function execProgram(thread: Thread, prog: Program, predeclared: Readonly
 
 export async function execFile(opts: ExecOptions): Promise<ExecResult> {
   const predeclared = toMap(opts.predeclared);
-  const prog = compileSource(opts.filename ?? "<stdin>", opts.source, opts.options ?? {}, predeclared);
+  const prog = compileSource(
+    opts.filename ?? "<stdin>",
+    opts.source,
+    opts.options ?? {},
+    predeclared,
+  );
   const thread = makeThread(opts);
   const module = await execProgram(thread, prog, predeclared);
-  return { globals: new Map(module.entries()), module, thread, steps: thread.steps };
+  return {
+    globals: new Map(module.entries()),
+    module,
+    thread,
+    steps: thread.steps,
+  };
 }
 
 export interface EvalExprOptions extends Omit<ExecOptions, "load"> {
@@ -114,8 +146,11 @@ export async function evalExpr(opts: EvalExprOptions): Promise<Value> {
   const top = prog.toplevel;
   if (!top) throw new Error("program has no top level");
   const module = new Module(prog, predeclared);
-  const locals = new Array<Value | undefined>(top.localNames.length).fill(undefined);
-  for (const i of top.cells) locals[i] = new Cell(undefined) as unknown as Value;
+  const locals = new Array<Value | undefined>(top.localNames.length).fill(
+    undefined,
+  );
+  for (const i of top.cells)
+    locals[i] = new Cell(undefined) as unknown as Value;
   thread.frames.push(new Frame(top, locals, undefined, module));
   return await run(thread, thread.frames.length - 1);
 }

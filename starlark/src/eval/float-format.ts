@@ -30,7 +30,9 @@ export function formatG(x: number): string {
   const digits = mant.replace(".", "");
   let s: string;
   if (exp < -4 || exp >= 6) {
-    s = (digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits) + expSuffix(exp);
+    s =
+      (digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits) +
+      expSuffix(exp);
   } else if (exp < 0) {
     s = `0.${"0".repeat(-exp - 1)}${digits}`;
   } else if (digits.length > exp + 1) {
@@ -59,7 +61,11 @@ function toFixedHalfEven(a: number, prec: number): string {
   const cut = long.length - 30;
   if (!/^50*$/.test(long.slice(cut))) return fixed;
   const kept = long.slice(0, cut);
-  const lastDigit = Number(kept[kept.length - 1] === "." ? kept[kept.length - 2] : kept[kept.length - 1]);
+  const lastDigit = Number(
+    kept[kept.length - 1] === "."
+      ? kept[kept.length - 2]
+      : kept[kept.length - 1],
+  );
   return lastDigit % 2 === 0 ? kept.replace(/\.$/, "") : fixed;
 }
 

@@ -13,9 +13,17 @@ import { formatE, formatF, formatG } from "./float-format.js";
 import { intToFloat } from "./numeric.js";
 import { Float, isInt, repr, str, typeName, type Value } from "./value.js";
 
-function fieldValue(name: string, args: readonly Value[], kwargs: Kwargs, auto: { n: number; manual: boolean | undefined }): Value {
+function fieldValue(
+  name: string,
+  args: readonly Value[],
+  kwargs: Kwargs,
+  auto: { n: number; manual: boolean | undefined },
+): Value {
   if (name === "") {
-    if (auto.manual === true) fail("cannot switch from manual field specification to automatic field numbering");
+    if (auto.manual === true)
+      fail(
+        "cannot switch from manual field specification to automatic field numbering",
+      );
     auto.manual = false;
     const v = args[auto.n];
     if (v === undefined) fail("tuple index out of range");
@@ -23,20 +31,30 @@ function fieldValue(name: string, args: readonly Value[], kwargs: Kwargs, auto: 
     return v;
   }
   if (/^\d+$/.test(name)) {
-    if (auto.manual === false) fail("cannot switch from automatic field numbering to manual field specification");
+    if (auto.manual === false)
+      fail(
+        "cannot switch from automatic field numbering to manual field specification",
+      );
     auto.manual = true;
     const v = args[Number(name)];
     if (v === undefined) fail("tuple index out of range");
     return v;
   }
-  if (name.includes(".")) fail("attribute syntax x.y is not supported in replacement fields");
-  if (name.includes("[")) fail("element index syntax a[i] is not supported in replacement fields");
+  if (name.includes("."))
+    fail("attribute syntax x.y is not supported in replacement fields");
+  if (name.includes("["))
+    fail("element index syntax a[i] is not supported in replacement fields");
   const kv = kwargs.find(([k]) => k === name);
   if (!kv) fail(`keyword ${name} not found`);
   return kv[1];
 }
 
-function replacement(field: string, args: readonly Value[], kwargs: Kwargs, auto: { n: number; manual: boolean | undefined }): string {
+function replacement(
+  field: string,
+  args: readonly Value[],
+  kwargs: Kwargs,
+  auto: { n: number; manual: boolean | undefined },
+): string {
   let name = field;
   let conv = "s";
   let spec: string | null = null;
@@ -49,13 +67,18 @@ function replacement(field: string, args: readonly Value[], kwargs: Kwargs, auto
   if (bang >= 0) {
     conv = name.slice(bang + 1);
     name = name.slice(0, bang);
-    if (conv !== "s" && conv !== "r") fail(conv === "" ? "missing conversion" : `unknown conversion ${conv}`);
+    if (conv !== "s" && conv !== "r")
+      fail(conv === "" ? "missing conversion" : `unknown conversion ${conv}`);
   }
   const v = fieldValue(name, args, kwargs, auto);
   return formatField(v, conv === "r" ? "r" : null, spec);
 }
 
-export function strFormat(format: string, args: readonly Value[], kwargs: Kwargs): string {
+export function strFormat(
+  format: string,
+  args: readonly Value[],
+  kwargs: Kwargs,
+): string {
   let out = "";
   const auto = { n: 0, manual: undefined as boolean | undefined };
   let i = 0;
@@ -102,7 +125,8 @@ interface Spec {
   type: string;
 }
 
-const SPEC_RE = /^(?:(.)?([<>=^]))?([+\- ])?(0)?(\d+)?(,)?(?:\.(\d+))?([sdxXobeEfFgG%])?$/su;
+const SPEC_RE =
+  /^(?:(.)?([<>=^]))?([+\- ])?(0)?(\d+)?(,)?(?:\.(\d+))?([sdxXobeEfFgG%])?$/su;
 
 function parseSpec(spec: string): Spec {
   const m = SPEC_RE.exec(spec);
@@ -136,8 +160,9 @@ function numberBody(v: Value, s: Spec): { neg: boolean; body: string } {
     if (t === "X") body = body.toUpperCase();
     return { neg, body: s.comma ? groupThousands(body) : body };
   }
-  if (!isInt(v) && !(v instanceof Float)) fail(`format spec ${t} requires a number, not ${typeName(v)}`);
-  const x = isInt(v) ? intToFloat(v) : (v).v;
+  if (!isInt(v) && !(v instanceof Float))
+    fail(`format spec ${t} requires a number, not ${typeName(v)}`);
+  const x = isInt(v) ? intToFloat(v) : v.v;
   const neg = x < 0 || Object.is(x, -0);
   const a = Math.abs(x);
   let body: string;
@@ -178,7 +203,12 @@ function pyGeneral(a: number, p: number): string {
   return f.includes(".") ? f.replace(/\.?0+$/, "") : f;
 }
 
-function pad(s: string, spec: Spec, defaultAlign: string, signStr = ""): string {
+function pad(
+  s: string,
+  spec: Spec,
+  defaultAlign: string,
+  signStr = "",
+): string {
   const len = [...s].length + signStr.length;
   if (len >= spec.width) return signStr + s;
   const n = spec.width - len;
@@ -187,7 +217,12 @@ function pad(s: string, spec: Spec, defaultAlign: string, signStr = ""): string 
     case "<":
       return signStr + s + fill;
     case "^":
-      return spec.fill.repeat(Math.floor(n / 2)) + signStr + s + spec.fill.repeat(n - Math.floor(n / 2));
+      return (
+        spec.fill.repeat(Math.floor(n / 2)) +
+        signStr +
+        s +
+        spec.fill.repeat(n - Math.floor(n / 2))
+      );
     case "=":
       return signStr + fill + s;
     default:
@@ -197,9 +232,14 @@ function pad(s: string, spec: Spec, defaultAlign: string, signStr = ""): string 
 
 export function applySpec(v: Value, spec: string): string {
   const s = parseSpec(spec);
-  if (typeof v === "string" || s.type === "s" || (s.type === "" && !isInt(v) && !(v instanceof Float))) {
+  if (
+    typeof v === "string" ||
+    s.type === "s" ||
+    (s.type === "" && !isInt(v) && !(v instanceof Float))
+  ) {
     let text = str(v);
-    if (s.precision !== undefined) text = [...text].slice(0, s.precision).join("");
+    if (s.precision !== undefined)
+      text = [...text].slice(0, s.precision).join("");
     return pad(text, s, "<");
   }
   const { neg, body } = numberBody(v, s);
@@ -207,7 +247,11 @@ export function applySpec(v: Value, spec: string): string {
   return pad(body, s, ">", signStr);
 }
 
-export function formatField(v: Value, conversion: "s" | "r" | null, spec: string | null): string {
+export function formatField(
+  v: Value,
+  conversion: "s" | "r" | null,
+  spec: string | null,
+): string {
   if (conversion === "r") return spec ? applySpec(repr(v), spec) : repr(v);
   if (spec) return applySpec(v, spec);
   return str(v);

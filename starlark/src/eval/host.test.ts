@@ -9,7 +9,14 @@ import { HostObject } from "./host.js";
 import { jsonModule } from "./json.js";
 import { Float, str, type Value } from "./value.js";
 
-const ALL = { set: true, while: true, toplevelcontrol: true, globalreassign: true, recursion: true, fstrings: true };
+const ALL = {
+  set: true,
+  while: true,
+  toplevelcontrol: true,
+  globalreassign: true,
+  recursion: true,
+  fstrings: true,
+};
 
 describe("async host calls", () => {
   it("suspends on a host Promise and resumes with its value", async () => {
@@ -22,33 +29,58 @@ describe("async host calls", () => {
       }),
     });
     const { globals } = await execFile({
-      source: "r = [server.add(a=i, b=1)['sum'] for i in range(3)]\nq = server.add({'a': 5, 'b': 5})",
+      source:
+        "r = [server.add(a=i, b=1)['sum'] for i in range(3)]\nq = server.add({'a': 5, 'b': 5})",
       predeclared: { server },
       options: ALL,
     });
     expect(toJS(globals.get("r") ?? null)).toEqual([1, 2, 3]);
     expect(toJS(globals.get("q") ?? null)).toEqual({ sum: 10 });
-    expect(calls).toEqual([{ a: 0, b: 1 }, { a: 1, b: 1 }, { a: 2, b: 1 }, { a: 5, b: 5 }]);
+    expect(calls).toEqual([
+      { a: 0, b: 1 },
+      { a: 1, b: 1 },
+      { a: 2, b: 1 },
+      { a: 5, b: 5 },
+    ]);
   });
 
   it("turns a rejected host Promise into a Starlark error at the call", async () => {
-    const fail = new Builtin("boom", () => Promise.reject(new Error("upstream 503")));
-    const err = await execFile({ filename: "x.star", source: "x = 1\nboom()", predeclared: { boom: fail } }).catch((e: unknown) => e);
+    const fail = new Builtin("boom", () =>
+      Promise.reject(new Error("upstream 503")),
+    );
+    const err = await execFile({
+      filename: "x.star",
+      source: "x = 1\nboom()",
+      predeclared: { boom: fail },
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EvalError);
     expect((err as EvalError).message).toBe("x.star:2:5: boom: upstream 503");
   });
 
   it("lets sorted call an async key function", async () => {
-    const key = new Builtin("key", (_t, args) => Promise.resolve(-(args[0] as number)));
-    expect(str(await evalExpr({ source: "sorted([1, 3, 2], key=key)", predeclared: { key } }))).toBe("[3, 2, 1]");
+    const key = new Builtin("key", (_t, args) =>
+      Promise.resolve(-(args[0] as number)),
+    );
+    expect(
+      str(
+        await evalExpr({
+          source: "sorted([1, 3, 2], key=key)",
+          predeclared: { key },
+        }),
+      ),
+    ).toBe("[3, 2, 1]");
   });
 
   it("loads modules through the host callback", async () => {
     const { globals } = await execFile({
-      source: 'load("lib.star", "double", j = "json")\nx = double(21)\ny = j.encode([x])',
+      source:
+        'load("lib.star", "double", j = "json")\nx = double(21)\ny = j.encode([x])',
       load: async (name) => {
         if (name !== "lib.star") throw new Error(`no module ${name}`);
-        const lib = await execFile({ source: "def double(x):\n    return 2 * x\njson = j", predeclared: { j: jsonModule } });
+        const lib = await execFile({
+          source: "def double(x):\n    return 2 * x\njson = j",
+          predeclared: { j: jsonModule },
+        });
         return lib.globals;
       },
     });
@@ -83,7 +115,9 @@ describe("conversion", () => {
   });
 
   it("refuses to convert a function to JSON", async () => {
-    const v = (await execFile({ source: "def f():\n    pass" })).globals.get("f") as Value;
+    const v = (await execFile({ source: "def f():\n    pass" })).globals.get(
+      "f",
+    ) as Value;
     expect(() => toJS(v)).toThrow("cannot convert function to a JSON value");
     expect(toJS(new List([]))).toEqual([]);
   });
@@ -91,17 +125,31 @@ describe("conversion", () => {
 
 describe("json module", () => {
   it.each([
-    ['json.encode({"b": [1, 2.0, None], "a": "\\u2028<"})', '{"a":"\\u2028\\u003c","b":[1,2.0,null]}'],
-    ['json.decode(\'{"x": [1, 2.5, "s", true, null]}\')', '{"x": [1, 2.5, "s", True, None]}'],
-    ['json.indent(\'{"a":[1,2],"b":{}}\')', '{\n\t"a": [\n\t\t1,\n\t\t2\n\t],\n\t"b": {}\n}'],
+    [
+      'json.encode({"b": [1, 2.0, None], "a": "\\u2028<"})',
+      '{"a":"\\u2028\\u003c","b":[1,2.0,null]}',
+    ],
+    [
+      'json.decode(\'{"x": [1, 2.5, "s", true, null]}\')',
+      '{"x": [1, 2.5, "s", True, None]}',
+    ],
+    [
+      'json.indent(\'{"a":[1,2],"b":{}}\')',
+      '{\n\t"a": [\n\t\t1,\n\t\t2\n\t],\n\t"b": {}\n}',
+    ],
   ])("%s", async (src, want) => {
-    expect(str(await evalExpr({ source: src, predeclared: { json: jsonModule } }))).toBe(want);
+    expect(
+      str(await evalExpr({ source: src, predeclared: { json: jsonModule } })),
+    ).toBe(want);
   });
 
   it("reports decode errors with their offset", async () => {
-    await expect(evalExpr({ source: "json.decode('[1, 2}')", predeclared: { json: jsonModule } })).rejects.toThrow(
-      "json.decode: at offset 5, got '}', want ',' or ']'",
-    );
+    await expect(
+      evalExpr({
+        source: "json.decode('[1, 2}')",
+        predeclared: { json: jsonModule },
+      }),
+    ).rejects.toThrow("json.decode: at offset 5, got '}', want ',' or ']'");
   });
 });
 
@@ -116,8 +164,13 @@ describe("host safety", () => {
 
   it("exposes the host's own error as the cause of the evaluation error", async () => {
     class ToolFailed extends Error {}
-    const boom = toolFunction("boom", () => Promise.reject(new ToolFailed("quota exceeded")));
-    const err = await execFile({ source: "boom(x=1)", predeclared: { boom } }).catch((e: unknown) => e);
+    const boom = toolFunction("boom", () =>
+      Promise.reject(new ToolFailed("quota exceeded")),
+    );
+    const err = await execFile({
+      source: "boom(x=1)",
+      predeclared: { boom },
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EvalError);
     expect((err as EvalError).cause).toBeInstanceOf(ToolFailed);
     expect((err as EvalError).msg).toBe("boom: quota exceeded");

@@ -7,7 +7,15 @@
 
 import { fail } from "./errors.js";
 import { equalsDepth } from "./ops.js";
-import { freeze, type HashKey, hashKey, mkTuple, repr, StarObject, type Value } from "./value.js";
+import {
+  freeze,
+  type HashKey,
+  hashKey,
+  mkTuple,
+  repr,
+  StarObject,
+  type Value,
+} from "./value.js";
 
 export class HostObject extends StarObject {
   readonly members: Map<string, Value>;
@@ -17,7 +25,9 @@ export class HostObject extends StarObject {
     readonly label: string = typeName,
   ) {
     super();
-    this.members = new Map(Symbol.iterator in members ? (members) : Object.entries(members));
+    this.members = new Map(
+      Symbol.iterator in members ? members : Object.entries(members),
+    );
   }
   override attr(name: string): Value | undefined {
     return this.members.get(name);
@@ -56,7 +66,9 @@ export class Struct extends StarObject {
   readonly fields: Map<string, Value>;
   constructor(fields: Iterable<[string, Value]>) {
     super();
-    this.fields = new Map([...fields].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    this.fields = new Map(
+      [...fields].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
   }
   override attr(name: string): Value | undefined {
     return this.fields.get(name);
@@ -75,7 +87,8 @@ export class Struct extends StarObject {
     return `\u0001struct(${[...this.fields.keys()].join(",")})${hashKey(mkTuple([...this.fields.values()])) as string}`;
   }
   override equals(other: Value, depth: number): boolean {
-    if (!(other instanceof Struct) || other.fields.size !== this.fields.size) return false;
+    if (!(other instanceof Struct) || other.fields.size !== this.fields.size)
+      return false;
     for (const [k, v] of this.fields) {
       const o = other.fields.get(k);
       if (o === undefined || !equalsDepth(v, o, depth + 1)) return false;

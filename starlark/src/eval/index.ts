@@ -4,10 +4,27 @@
 // sandbox limits (alloc.ts), and the entry points (exec.ts). This is its surface for the rest
 // of the package; the public API is ../index.ts.
 
-export { Builtin, type BuiltinFn, type Kwargs, type MethodFn } from "./builtin.js";
+export {
+  Builtin,
+  type BuiltinFn,
+  type Kwargs,
+  type MethodFn,
+} from "./builtin.js";
 export { Bytes, Dict, List, Range, StarSet } from "./collections.js";
-export { type JsonValue, toJS, type ToolFn, toolFunction, toStarlark } from "./convert.js";
-export { type CallFrame, EvalError, fail, LimitError, StarlarkError } from "./errors.js";
+export {
+  type JsonValue,
+  toJS,
+  type ToolFn,
+  toolFunction,
+  toStarlark,
+} from "./convert.js";
+export {
+  type CallFrame,
+  EvalError,
+  fail,
+  LimitError,
+  StarlarkError,
+} from "./errors.js";
 export {
   compileSource,
   evalExpr,
@@ -22,7 +39,14 @@ export { Module, StarFunction } from "./function.js";
 export { HostModule, HostObject, Struct } from "./host.js";
 export { call, callStack } from "./interp.js";
 export { jsonModule } from "./json.js";
-export { DEFAULT_LIMITS, type Limits, type LoadFn, type PrintFn, Thread, type ThreadOptions } from "./thread.js";
+export {
+  DEFAULT_LIMITS,
+  type Limits,
+  type LoadFn,
+  type PrintFn,
+  Thread,
+  type ThreadOptions,
+} from "./thread.js";
 export { UNIVERSE } from "./universe.js";
 export {
   noKwargs,

@@ -28,13 +28,27 @@ import * as ops from "./ops.js";
 import { nearest } from "./spell.js";
 import { Frame, type Thread } from "./thread.js";
 import { UNIVERSE } from "./universe.js";
-import { type Iter, mkTuple, repr, truth, typeName, type Value } from "./value.js";
+import {
+  type Iter,
+  mkTuple,
+  repr,
+  truth,
+  typeName,
+  type Value,
+} from "./value.js";
 
-export function enterFunction(thread: Thread, fn: StarFunction, args: readonly Value[], kwargs: Kwargs): Frame {
+export function enterFunction(
+  thread: Thread,
+  fn: StarFunction,
+  args: readonly Value[],
+  kwargs: Kwargs,
+): Frame {
   const code = fn.code;
-  if (thread.frames.length >= thread.limits.maxCallDepth) fail("Starlark stack overflow");
+  if (thread.frames.length >= thread.limits.maxCallDepth)
+    fail("Starlark stack overflow");
   if (!code.prog.recursion) {
-    for (const f of thread.frames) if (f.code === code) fail(`function ${code.name} called recursively`);
+    for (const f of thread.frames)
+      if (f.code === code) fail(`function ${code.name} called recursively`);
   }
   let locals: (Value | undefined)[];
   if (code.simple && kwargs.length === 0 && args.length === code.numParams) {
@@ -42,7 +56,8 @@ export function enterFunction(thread: Thread, fn: StarFunction, args: readonly V
     for (let i = 0; i < args.length; i++) locals[i] = args[i];
   } else {
     locals = setArgs(fn, args, kwargs);
-    for (const i of code.cells) locals[i] = new Cell(locals[i]) as unknown as Value;
+    for (const i of code.cells)
+      locals[i] = new Cell(locals[i]) as unknown as Value;
   }
   const fr = new Frame(code, locals, fn, fn.module);
   thread.frames.push(fr);
@@ -52,7 +67,8 @@ export function enterFunction(thread: Thread, fn: StarFunction, args: readonly V
 function hostErrorMessage(e: unknown): string {
   if (e instanceof StarlarkError) return e.msg;
   // The JS stack ran out inside a builtin (str/==/json of a value nested thousands deep).
-  if (e instanceof RangeError && e.message.includes("call stack")) return "Starlark stack overflow (value nested too deeply)";
+  if (e instanceof RangeError && e.message.includes("call stack"))
+    return "Starlark stack overflow (value nested too deeply)";
   if (e instanceof Error) return e.message;
   return String(e);
 }
@@ -60,11 +76,17 @@ function hostErrorMessage(e: unknown): string {
 function prefixError(b: Builtin, e: unknown): unknown {
   if (e instanceof EvalError || e instanceof LimitError) return e;
   const err = new StarlarkError(`${b.name}: ${hostErrorMessage(e)}`);
-  if (!(e instanceof StarlarkError)) Object.defineProperty(err, "cause", { value: e });
+  if (!(e instanceof StarlarkError))
+    Object.defineProperty(err, "cause", { value: e });
   return err;
 }
 
-export function callBuiltin(thread: Thread, b: Builtin, args: Value[], kwargs: Kwargs): Value | Promise<Value> {
+export function callBuiltin(
+  thread: Thread,
+  b: Builtin,
+  args: Value[],
+  kwargs: Kwargs,
+): Value | Promise<Value> {
   let r: Value | Promise<Value>;
   try {
     r = b.fn(thread, args, kwargs, b);
@@ -85,7 +107,12 @@ export function callBuiltin(thread: Thread, b: Builtin, args: Value[], kwargs: K
 }
 
 // Calls any callable value; used by builtins and the host API.
-export function call(thread: Thread, fn: Value, args: Value[], kwargs: Kwargs = []): Value | Promise<Value> {
+export function call(
+  thread: Thread,
+  fn: Value,
+  args: Value[],
+  kwargs: Kwargs = [],
+): Value | Promise<Value> {
   if (fn instanceof StarFunction) {
     enterFunction(thread, fn, args, kwargs);
     return run(thread, thread.frames.length - 1);
@@ -97,7 +124,10 @@ export function call(thread: Thread, fn: Value, args: Value[], kwargs: Kwargs = 
 // Sentinel returned by doCall when it pushed a Starlark frame.
 const PUSHED = Symbol("pushed");
 
-function popArgs(stack: Value[], arg: number): { fn: Value; args: Value[]; kwargs: Kwargs } {
+function popArgs(
+  stack: Value[],
+  arg: number,
+): { fn: Value; args: Value[]; kwargs: Kwargs } {
   const npos = arg & 0xff;
   const nkw = (arg >> 8) & 0xff;
   const kwmap = arg & 0x20000 ? stack.pop() : undefined;
@@ -105,13 +135,15 @@ function popArgs(stack: Value[], arg: number): { fn: Value; args: Value[]; kwarg
   const kwargs: Kwargs = [];
   if (nkw > 0) {
     const flat = stack.splice(stack.length - 2 * nkw);
-    for (let i = 0; i < flat.length; i += 2) kwargs.push([flat[i] as string, flat[i + 1] ?? null]);
+    for (let i = 0; i < flat.length; i += 2)
+      kwargs.push([flat[i] as string, flat[i + 1] ?? null]);
   }
   const args = npos > 0 ? stack.splice(stack.length - npos) : [];
   const fn = stack.pop() ?? null;
   if (varargs !== undefined) {
     const it = ops.iterate(varargs);
-    if (!it) fail(`argument after * must be iterable, not ${typeName(varargs)}`);
+    if (!it)
+      fail(`argument after * must be iterable, not ${typeName(varargs)}`);
     for (let v = it.next(); v !== undefined; v = it.next()) args.push(v);
     it.done();
   }
@@ -121,11 +153,20 @@ function popArgs(stack: Value[], arg: number): { fn: Value; args: Value[]; kwarg
 
 // The fast path of a call: a Starlark function with only positional parameters, called with
 // exactly that many positional arguments. Returns undefined to take the general path.
-function enterPositional(thread: Thread, stack: Value[], n: number): typeof PUSHED | undefined {
+function enterPositional(
+  thread: Thread,
+  stack: Value[],
+  n: number,
+): typeof PUSHED | undefined {
   const fn = stack[stack.length - 1 - n];
   if (!(fn instanceof StarFunction)) return undefined;
   const code = fn.code;
-  if (!code.simple || code.numParams !== n || thread.frames.length >= thread.limits.maxCallDepth) return undefined;
+  if (
+    !code.simple ||
+    code.numParams !== n ||
+    thread.frames.length >= thread.limits.maxCallDepth
+  )
+    return undefined;
   if (!code.prog.recursion) {
     for (const f of thread.frames) if (f.code === code) return undefined;
   }
@@ -139,7 +180,11 @@ function enterPositional(thread: Thread, stack: Value[], n: number): typeof PUSH
 const NO_KWARGS: Kwargs = [];
 
 // A call with only positional arguments: no argument decoding, no keyword list.
-function callPositional(thread: Thread, stack: Value[], n: number): Value | Promise<Value> | typeof PUSHED {
+function callPositional(
+  thread: Thread,
+  stack: Value[],
+  n: number,
+): Value | Promise<Value> | typeof PUSHED {
   const fn = stack[stack.length - 1 - n];
   if (fn instanceof Builtin) {
     const args = n > 0 ? stack.splice(stack.length - n) : [];
@@ -149,7 +194,11 @@ function callPositional(thread: Thread, stack: Value[], n: number): Value | Prom
   return enterPositional(thread, stack, n) ?? doCall(thread, stack, n);
 }
 
-function doCall(thread: Thread, stack: Value[], arg: number): Value | Promise<Value> | typeof PUSHED {
+function doCall(
+  thread: Thread,
+  stack: Value[],
+  arg: number,
+): Value | Promise<Value> | typeof PUSHED {
   const { fn, args, kwargs } = popArgs(stack, arg);
   if (fn instanceof StarFunction) {
     enterFunction(thread, fn, args, kwargs);
@@ -168,19 +217,26 @@ function unpack(x: Value, n: number): readonly Value[] {
     if (!ops.isIterable(x)) fail(`got ${typeName(x)} in sequence assignment`);
     elems = ops.toArray(x);
   }
-  if (elems.length > n) fail(`too many values to unpack (got ${elems.length}, want ${n})`);
-  if (elems.length < n) fail(`too few values to unpack (got ${elems.length}, want ${n})`);
+  if (elems.length > n)
+    fail(`too many values to unpack (got ${elems.length}, want ${n})`);
+  if (elems.length < n)
+    fail(`too few values to unpack (got ${elems.length}, want ${n})`);
   return elems;
 }
 
-function loadModule(thread: Thread, spec: LoadSpec): Value[] | Promise<Value[]> {
+function loadModule(
+  thread: Thread,
+  spec: LoadSpec,
+): Value[] | Promise<Value[]> {
   if (!thread.load) fail("load not implemented by this application");
   const pick = (m: Map<string, Value>): Value[] =>
     spec.names.map((name) => {
       const v = m.get(name);
       if (v !== undefined) return v;
       const near = nearest(name, m.keys());
-      return fail(`load: name ${name} not found in module ${spec.module}${near ? ` (did you mean ${near}?)` : ""}`);
+      return fail(
+        `load: name ${name} not found in module ${spec.module}${near ? ` (did you mean ${near}?)` : ""}`,
+      );
     });
   let r: Map<string, Value> | Promise<Map<string, Value>>;
   try {
@@ -191,7 +247,9 @@ function loadModule(thread: Thread, spec: LoadSpec): Value[] | Promise<Value[]> 
   if (r instanceof Promise) {
     return r.then(pick, (e: unknown) => {
       if (e instanceof EvalError || e instanceof LimitError) throw e;
-      throw new StarlarkError(`cannot load ${spec.module}: ${hostErrorMessage(e)}`);
+      throw new StarlarkError(
+        `cannot load ${spec.module}: ${hostErrorMessage(e)}`,
+      );
     });
   }
   return pick(r);
@@ -200,11 +258,20 @@ function loadModule(thread: Thread, spec: LoadSpec): Value[] | Promise<Value[]> 
 function posOf(fr: Frame): { line: number; col: number } {
   const i = (fr.pc >> 1) - 1;
   if (i < 0) return { line: fr.code.line, col: fr.code.col };
-  return { line: fr.code.lines[i] ?? fr.code.line, col: fr.code.cols[i] ?? fr.code.col };
+  return {
+    line: fr.code.lines[i] ?? fr.code.line,
+    col: fr.code.cols[i] ?? fr.code.col,
+  };
 }
 
-export function callStack(thread: Thread): { name: string; file: string; line: number; col: number }[] {
-  return thread.frames.map((fr) => ({ name: fr.code.name, file: fr.code.prog.filename, ...posOf(fr) }));
+export function callStack(
+  thread: Thread,
+): { name: string; file: string; line: number; col: number }[] {
+  return thread.frames.map((fr) => ({
+    name: fr.code.name,
+    file: fr.code.prog.filename,
+    ...posOf(fr),
+  }));
 }
 
 // Pops the frames of this run and converts e into an EvalError with the call stack.
@@ -212,9 +279,15 @@ function unwind(thread: Thread, base: number, e: unknown): EvalError {
   let err: EvalError;
   if (e instanceof EvalError) err = e;
   else {
-    const msg = e instanceof StarlarkError ? e.msg : e instanceof Error ? e.message : String(e);
+    const msg =
+      e instanceof StarlarkError
+        ? e.msg
+        : e instanceof Error
+          ? e.message
+          : String(e);
     // For a failed host call, expose the host's own error as the cause.
-    const hostCause = e instanceof StarlarkError ? (e as { cause?: unknown }).cause : undefined;
+    const hostCause =
+      e instanceof StarlarkError ? (e as { cause?: unknown }).cause : undefined;
     err = new EvalError(msg, callStack(thread), hostCause ?? e);
   }
   while (thread.frames.length > base) {
@@ -224,7 +297,12 @@ function unwind(thread: Thread, base: number, e: unknown): EvalError {
   return err;
 }
 
-function resume(thread: Thread, base: number, fr: Frame, p: Promise<Value[]>): Promise<Value> {
+function resume(
+  thread: Thread,
+  base: number,
+  fr: Frame,
+  p: Promise<Value[]>,
+): Promise<Value> {
   return thread.awaitHost(p).then(
     (vals) => {
       try {
@@ -287,8 +365,14 @@ function inplacePipe(x: Value, y: Value): Value {
 function makeFunction(fr: Frame, stack: Value[], idx: number): StarFunction {
   const code = fr.code.prog.funcs[idx];
   if (!code) throw new Error(`bad function index ${idx}`);
-  const cells = code.freeNames.length > 0 ? (stack.splice(stack.length - code.freeNames.length) as unknown as Cell[]) : [];
-  const defaults = code.numDefaults > 0 ? stack.splice(stack.length - code.numDefaults) : [];
+  const cells =
+    code.freeNames.length > 0
+      ? (stack.splice(
+          stack.length - code.freeNames.length,
+        ) as unknown as Cell[])
+      : [];
+  const defaults =
+    code.numDefaults > 0 ? stack.splice(stack.length - code.numDefaults) : [];
   return new StarFunction(code, defaults, cells, fr.module);
 }
 
@@ -300,11 +384,15 @@ function concat(stack: Value[], n: number): string {
 }
 
 function unboundLocal(fr: Frame, i: number): never {
-  return fail(`local variable ${fr.code.localNames[i] ?? "?"} referenced before assignment`);
+  return fail(
+    `local variable ${fr.code.localNames[i] ?? "?"} referenced before assignment`,
+  );
 }
 
 function unboundGlobal(fr: Frame, i: number): never {
-  return fail(`global variable ${fr.code.prog.globalNames[i] ?? "?"} referenced before assignment`);
+  return fail(
+    `global variable ${fr.code.prog.globalNames[i] ?? "?"} referenced before assignment`,
+  );
 }
 
 function setDictUniq(d: Dict, k: Value, v: Value): void {
@@ -343,19 +431,22 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
         case 2: // DUP
           stack.push(stack[stack.length - 1] ?? null);
           break;
-        case 3: { // DUP2
+        case 3: {
+          // DUP2
           const n = stack.length;
           stack.push(stack[n - 2] ?? null, stack[n - 1] ?? null);
           break;
         }
-        case 4: { // EXCH
+        case 4: {
+          // EXCH
           const n = stack.length;
           const t = stack[n - 1] ?? null;
           stack[n - 1] = stack[n - 2] ?? null;
           stack[n - 2] = t;
           break;
         }
-        case 5: { // ROT3
+        case 5: {
+          // ROT3
           const c = stack.pop() ?? null;
           stack.splice(stack.length - 2, 0, c);
           break;
@@ -372,7 +463,8 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
         case 9: // FALSE
           stack.push(false);
           break;
-        case 10: { // LOCAL
+        case 10: {
+          // LOCAL
           const v = locals[arg];
           if (v === undefined) {
             unboundLocal(fr, arg);
@@ -383,7 +475,8 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
         case 11: // SETLOCAL
           locals[arg] = stack.pop();
           break;
-        case 12: { // LOCALCELL
+        case 12: {
+          // LOCALCELL
           const v = (locals[arg] as unknown as Cell).v;
           if (v === undefined) {
             unboundLocal(fr, arg);
@@ -394,10 +487,13 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
         case 13: // SETLOCALCELL
           (locals[arg] as unknown as Cell).v = stack.pop();
           break;
-        case 14: { // FREE
+        case 14: {
+          // FREE
           const v = fr.fn?.freevars[arg]?.v;
           if (v === undefined) {
-            fail(`local variable ${fr.code.freeNames[arg] ?? "?"} referenced before assignment`);
+            fail(
+              `local variable ${fr.code.freeNames[arg] ?? "?"} referenced before assignment`,
+            );
           }
           stack.push(v);
           break;
@@ -408,7 +504,8 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
         case 16: // CELL
           stack.push(locals[arg] as Value);
           break;
-        case 17: { // GLOBAL
+        case 17: {
+          // GLOBAL
           const v = globals[arg];
           if (v === undefined) {
             unboundGlobal(fr, arg);
@@ -422,9 +519,12 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
         case 19: // PREDECLARED
           stack.push(lookupPredeclared(fr, consts[arg] as string));
           break;
-        case 20: { // UNIVERSAL
+        case 20: {
+          // UNIVERSAL
           const v = UNIVERSE.get(consts[arg] as string);
-          stack.push(v === undefined ? lookupPredeclared(fr, consts[arg] as string) : v);
+          stack.push(
+            v === undefined ? lookupPredeclared(fr, consts[arg] as string) : v,
+          );
           break;
         }
         case 21: // JMP
@@ -450,11 +550,13 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
           }
           stack.pop();
           break;
-        case 25: { // ITERPUSH
+        case 25: {
+          // ITERPUSH
           (fr.iters ??= []).push(ops.mustIterate(stack.pop() ?? null));
           continue;
         }
-        case 26: { // ITERJMP
+        case 26: {
+          // ITERJMP
           const iters = fr.iters as Iter[];
           const v = iters[iters.length - 1]?.next();
           if (v === undefined) {
@@ -470,7 +572,8 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
         case 28: // NOT
           stack.push(!truth(stack.pop() ?? null));
           break;
-        case 68: { // RETURN
+        case 68: {
+          // RETURN
           const v = stack.pop() ?? null;
           if (fr.iters) for (const it of fr.iters) it.done();
           thread.frames.pop();
@@ -485,9 +588,13 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
           stack.push(v);
           continue;
         }
-        case 65: { // CALL
+        case 65: {
+          // CALL
           fr.pc = pc;
-          const r = arg < 256 ? callPositional(thread, stack, arg) : doCall(thread, stack, arg);
+          const r =
+            arg < 256
+              ? callPositional(thread, stack, arg)
+              : doCall(thread, stack, arg);
           if (r === PUSHED) {
             fr = thread.frames[thread.frames.length - 1] as Frame;
             code = fr.code.code;
@@ -498,11 +605,18 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
             pc = 0;
             continue;
           }
-          if (r instanceof Promise) return resume(thread, base, fr, r.then((v) => [v]));
+          if (r instanceof Promise)
+            return resume(
+              thread,
+              base,
+              fr,
+              r.then((v) => [v]),
+            );
           stack.push(r);
           continue;
         }
-        case 32: { // PLUS
+        case 32: {
+          // PLUS
           const y = stack.pop() ?? null;
           const x = stack.pop() ?? null;
           if (typeof x === "number" && typeof y === "number") {
@@ -515,7 +629,8 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
           stack.push(ops.add(x, y));
           break;
         }
-        case 33: { // MINUS
+        case 33: {
+          // MINUS
           const y = stack.pop() ?? null;
           const x = stack.pop() ?? null;
           if (typeof x === "number" && typeof y === "number") {
@@ -528,7 +643,8 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
           stack.push(ops.sub(x, y));
           break;
         }
-        case 34: { // STAR
+        case 34: {
+          // STAR
           const y = stack.pop() ?? null;
           const x = stack.pop() ?? null;
           if (typeof x === "number" && typeof y === "number") {
@@ -541,19 +657,30 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
           stack.push(ops.mul(x, y));
           break;
         }
-        case 36: { // SLASHSLASH
+        case 36: {
+          // SLASHSLASH
           const y = stack.pop() ?? null;
           const x = stack.pop() ?? null;
-          stack.push(typeof x === "number" && typeof y === "number" && x >= 0 && y > 0 ? (x - (x % y)) / y : ops.floorDiv(x, y));
+          stack.push(
+            typeof x === "number" && typeof y === "number" && x >= 0 && y > 0
+              ? (x - (x % y)) / y
+              : ops.floorDiv(x, y),
+          );
           break;
         }
-        case 37: { // PERCENT
+        case 37: {
+          // PERCENT
           const y = stack.pop() ?? null;
           const x = stack.pop() ?? null;
-          stack.push(typeof x === "number" && typeof y === "number" && x >= 0 && y > 0 ? x % y : ops.mod(x, y));
+          stack.push(
+            typeof x === "number" && typeof y === "number" && x >= 0 && y > 0
+              ? x % y
+              : ops.mod(x, y),
+          );
           break;
         }
-        case 51: { // INPLACE_ADD
+        case 51: {
+          // INPLACE_ADD
           const y = stack.pop() ?? null;
           const x = stack.pop() ?? null;
           if (typeof x === "number" && typeof y === "number") {
@@ -566,32 +693,38 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
           stack.push(inplaceAdd(x, y));
           break;
         }
-        case 43: { // EQL
+        case 43: {
+          // EQL
           const y = stack.pop() ?? null;
           stack.push(ops.equals(stack.pop() ?? null, y));
           break;
         }
-        case 44: { // NEQ
+        case 44: {
+          // NEQ
           const y = stack.pop() ?? null;
           stack.push(!ops.equals(stack.pop() ?? null, y));
           break;
         }
-        case 45: { // LT
+        case 45: {
+          // LT
           const y = stack.pop() ?? null;
           stack.push(ops.lt(stack.pop() ?? null, y));
           break;
         }
-        case 46: { // GT
+        case 46: {
+          // GT
           const y = stack.pop() ?? null;
           stack.push(ops.gt(stack.pop() ?? null, y));
           break;
         }
-        case 47: { // LE
+        case 47: {
+          // LE
           const y = stack.pop() ?? null;
           stack.push(ops.le(stack.pop() ?? null, y));
           break;
         }
-        case 48: { // GE
+        case 48: {
+          // GE
           const y = stack.pop() ?? null;
           stack.push(ops.ge(stack.pop() ?? null, y));
           break;
@@ -616,7 +749,13 @@ export function run(thread: Thread, base: number): Value | Promise<Value> {
 /* eslint-enable max-depth */
 
 // The less frequent instructions, kept out of the hot switch.
-function exec2(thread: Thread, fr: Frame, stack: Value[], opcode: number, arg: number): void {
+function exec2(
+  thread: Thread,
+  fr: Frame,
+  stack: Value[],
+  opcode: number,
+  arg: number,
+): void {
   if (opcode >= op.PLUS && opcode <= op.NOT_IN) {
     const y = stack.pop() ?? null;
     const x = stack.pop() ?? null;
@@ -669,7 +808,13 @@ function binary(opcode: number, x: Value, y: Value): Value {
   }
 }
 
-function exec3(thread: Thread, fr: Frame, stack: Value[], opcode: number, arg: number): void {
+function exec3(
+  thread: Thread,
+  fr: Frame,
+  stack: Value[],
+  opcode: number,
+  arg: number,
+): void {
   const consts = fr.code.prog.consts;
   switch (opcode) {
     case 29: // UPLUS
@@ -681,12 +826,14 @@ function exec3(thread: Thread, fr: Frame, stack: Value[], opcode: number, arg: n
     case 31: // TILDE
       stack.push(ops.invert(stack.pop() ?? null));
       return;
-    case 51: { // INPLACE_ADD
+    case 51: {
+      // INPLACE_ADD
       const y = stack.pop() ?? null;
       stack.push(inplaceAdd(stack.pop() ?? null, y));
       return;
     }
-    case 52: { // INPLACE_PIPE
+    case 52: {
+      // INPLACE_PIPE
       const y = stack.pop() ?? null;
       stack.push(inplacePipe(stack.pop() ?? null, y));
       return;
@@ -702,7 +849,8 @@ function exec3(thread: Thread, fr: Frame, stack: Value[], opcode: number, arg: n
     case 55: // MAKEDICT
       stack.push(new Dict());
       return;
-    case 56: { // SETDICT
+    case 56: {
+      // SETDICT
       const v = stack.pop() ?? null;
       const k = stack.pop() ?? null;
       const d = stack[stack.length - 1] as Dict;
@@ -710,13 +858,15 @@ function exec3(thread: Thread, fr: Frame, stack: Value[], opcode: number, arg: n
       d.insert(k, v);
       return;
     }
-    case 57: { // SETDICTUNIQ
+    case 57: {
+      // SETDICTUNIQ
       const v = stack.pop() ?? null;
       const k = stack.pop() ?? null;
       setDictUniq(stack[stack.length - 1] as Dict, k, v);
       return;
     }
-    case 58: { // APPEND
+    case 58: {
+      // APPEND
       const v = stack.pop() ?? null;
       const l = stack[stack.length - 1] as List;
       chargeElems(l.elems.length + 1, 1);
@@ -728,20 +878,30 @@ function exec3(thread: Thread, fr: Frame, stack: Value[], opcode: number, arg: n
   }
 }
 
-function exec4(thread: Thread, fr: Frame, stack: Value[], opcode: number, arg: number, consts: readonly unknown[]): void {
+function exec4(
+  thread: Thread,
+  fr: Frame,
+  stack: Value[],
+  opcode: number,
+  arg: number,
+  consts: readonly unknown[],
+): void {
   switch (opcode) {
-    case 59: { // INDEX
+    case 59: {
+      // INDEX
       const y = stack.pop() ?? null;
       stack.push(ops.index(stack.pop() ?? null, y));
       return;
     }
-    case 60: { // SETINDEX
+    case 60: {
+      // SETINDEX
       const i = stack.pop() ?? null;
       const x = stack.pop() ?? null;
       ops.setIndex(x, i, stack.pop() ?? null);
       return;
     }
-    case 61: { // SLICE
+    case 61: {
+      // SLICE
       const step = stack.pop() ?? null;
       const hi = stack.pop() ?? null;
       const lo = stack.pop() ?? null;
@@ -751,12 +911,14 @@ function exec4(thread: Thread, fr: Frame, stack: Value[], opcode: number, arg: n
     case 62: // ATTR
       stack.push(ops.getAttr(stack.pop() ?? null, consts[arg] as string));
       return;
-    case 63: { // SETFIELD
+    case 63: {
+      // SETFIELD
       const x = stack.pop() ?? null;
       ops.setField(x, consts[arg] as string, stack.pop() ?? null);
       return;
     }
-    case 64: { // UNPACK
+    case 64: {
+      // UNPACK
       const elems = unpack(stack.pop() ?? null, arg);
       for (let i = elems.length - 1; i >= 0; i--) stack.push(elems[i] ?? null);
       return;
@@ -764,13 +926,15 @@ function exec4(thread: Thread, fr: Frame, stack: Value[], opcode: number, arg: n
     case 66: // MAKEFUNC
       stack.push(makeFunction(fr, stack, arg));
       return;
-    case 67: { // LOAD
+    case 67: {
+      // LOAD
       const r = loadModule(thread, consts[arg] as LoadSpec);
       if (r instanceof Promise) fr.pending = r;
       else for (const v of r) stack.push(v);
       return;
     }
-    case 69: { // FORMAT
+    case 69: {
+      // FORMAT
       const spec = consts[arg] as FieldSpec;
       stack.push(formatField(stack.pop() ?? null, spec.conversion, spec.spec));
       return;
@@ -779,6 +943,8 @@ function exec4(thread: Thread, fr: Frame, stack: Value[], opcode: number, arg: n
       stack.push(concat(stack, arg));
       return;
     default:
-      throw new Error(`unknown opcode ${opcode} (${op.OP_NAMES[opcode] ?? "?"})`);
+      throw new Error(
+        `unknown opcode ${opcode} (${op.OP_NAMES[opcode] ?? "?"})`,
+      );
   }
 }

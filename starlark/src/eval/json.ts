@@ -13,8 +13,16 @@ import { HostModule } from "./host.js";
 import { isIterable, toArray } from "./ops.js";
 import type { Thread } from "./thread.js";
 import { optString, unpackArgs, wantString } from "./unpack.js";
-import type { StarObject} from "./value.js";
-import { Float, isInt, normInt, quote, type Tuple, typeName, type Value } from "./value.js";
+import type { StarObject } from "./value.js";
+import {
+  Float,
+  isInt,
+  normInt,
+  quote,
+  type Tuple,
+  typeName,
+  type Value,
+} from "./value.js";
 
 // ---- encode ----
 
@@ -30,7 +38,16 @@ function encodeString(s: string): string {
       } else out += "\\ufffd";
       continue;
     }
-    if (c >= 0x20 && c !== 0x22 && c !== 0x5c && c !== 0x3c && c !== 0x3e && c !== 0x26 && c !== 0x2028 && c !== 0x2029) {
+    if (
+      c >= 0x20 &&
+      c !== 0x22 &&
+      c !== 0x5c &&
+      c !== 0x3c &&
+      c !== 0x3e &&
+      c !== 0x26 &&
+      c !== 0x2028 &&
+      c !== 0x2029
+    ) {
       out += s[i] ?? "";
       continue;
     }
@@ -56,7 +73,14 @@ function escapeChar(c: number, ch: string): string {
     case 0x0c:
       return "\\f";
     default:
-      if (c < 0x20 || c === 0x3c || c === 0x3e || c === 0x26 || c === 0x2028 || c === 0x2029) {
+      if (
+        c < 0x20 ||
+        c === 0x3c ||
+        c === 0x3e ||
+        c === 0x26 ||
+        c === 0x2028 ||
+        c === 0x2029
+      ) {
         return `\\u${c.toString(16).padStart(4, "0")}`;
       }
       return ch;
@@ -85,14 +109,16 @@ class Encoder {
     try {
       this.encode(x);
     } catch (e) {
-      if (e instanceof StarlarkError && !(e.msg === "")) throw new StarlarkError(prefix + e.msg);
+      if (e instanceof StarlarkError && !(e.msg === ""))
+        throw new StarlarkError(prefix + e.msg);
       throw e;
     }
   }
 
   private dict(d: Dict): void {
     const entries = [...d.map.values()].map((e) => {
-      if (typeof e.k !== "string") fail(`dict has ${typeName(e.k)} key, want string`);
+      if (typeof e.k !== "string")
+        fail(`dict has ${typeName(e.k)} key, want string`);
       return [e.k, e.v] as const;
     });
     entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
@@ -124,7 +150,8 @@ class Encoder {
     else if (isInt(x)) this.out.push(String(x));
     else if (typeof x === "string") this.out.push(encodeString(x));
     else if (x instanceof Float) {
-      if (!Number.isFinite(x.v)) fail(`cannot encode non-finite float ${formatG(x.v)}`);
+      if (!Number.isFinite(x.v))
+        fail(`cannot encode non-finite float ${formatG(x.v)}`);
       this.out.push(formatG(x.v));
     } else this.container(x);
   }
@@ -166,7 +193,16 @@ export function encode(x: Value): string {
 
 class Failure extends Error {}
 
-const JSON_ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+const JSON_ESCAPES: Record<string, string> = {
+  '"': '"',
+  "\\": "\\",
+  "/": "/",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+};
 
 function goQuoteByte(c: string): string {
   if (c === "'") return "'\\''";
@@ -244,9 +280,11 @@ class Decoder {
     if (this.next() !== "}") {
       for (;;) {
         const key = this.parse();
-        if (typeof key !== "string") this.fail(`got ${typeName(key)} for object key, want string`);
+        if (typeof key !== "string")
+          this.fail(`got ${typeName(key)} for object key, want string`);
         let c = this.next();
-        if (c !== ":") this.fail(`after object key, got ${goQuoteByte(c)}, want ':' `);
+        if (c !== ":")
+          this.fail(`after object key, got ${goQuoteByte(c)}, want ':' `);
         this.i++;
         d.insert(key, this.parse());
         c = this.next();
@@ -254,7 +292,8 @@ class Decoder {
           this.i++;
           continue;
         }
-        if (c !== "}") this.fail(`in object, got ${goQuoteByte(c)}, want ',' or '}'`);
+        if (c !== "}")
+          this.fail(`in object, got ${goQuoteByte(c)}, want ',' or '}'`);
         break;
       }
     }
@@ -274,7 +313,8 @@ class Decoder {
         j = this.escape(j, (t) => (out += t));
         continue;
       }
-      if (c < " ") this.fail(`invalid character ${goQuoteByte(c)} in string literal`);
+      if (c < " ")
+        this.fail(`invalid character ${goQuoteByte(c)} in string literal`);
       out += c;
       j++;
     }
@@ -291,7 +331,8 @@ class Decoder {
     }
     if (e === "u") {
       const hex = this.s.slice(j + 2, j + 6);
-      if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail(`invalid escape sequence \`\\u${hex}\` in string`);
+      if (!/^[0-9a-fA-F]{4}$/.test(hex))
+        this.fail(`invalid escape sequence \`\\u${hex}\` in string`);
       emit(String.fromCharCode(parseInt(hex, 16)));
       return j + 6;
     }
@@ -305,14 +346,23 @@ class Decoder {
     for (; j < s.length; j++) {
       const c = s[j] ?? "";
       if (c >= "0" && c <= "9") continue;
-      if (c === "." || c === "e" || c === "E" || c === "+" || c === "-") isFloat = true;
+      if (c === "." || c === "e" || c === "E" || c === "+" || c === "-")
+        isFloat = true;
       else break;
     }
     const num = s.slice(this.i, j);
     this.i = j;
     const digits = num.startsWith("-") ? num.slice(1) : num;
     const bad = (): never => this.fail(`invalid number: ${num}`);
-    if (digits === "" || (digits[0] === "0" && digits.length > 1 && digits[1] !== undefined && digits[1] >= "0" && digits[1] <= "9")) bad();
+    if (
+      digits === "" ||
+      (digits[0] === "0" &&
+        digits.length > 1 &&
+        digits[1] !== undefined &&
+        digits[1] >= "0" &&
+        digits[1] <= "9")
+    )
+      bad();
     if (isFloat) {
       if (!/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(num)) bad();
       return new Float(Number(num));
@@ -328,7 +378,8 @@ function decode(_t: Thread, args: Value[], kwargs: Kwargs): Value {
   const d = new Decoder(wantString(x ?? null, "x"));
   try {
     const v = d.parse();
-    if (d.skipSpace()) d.fail(`unexpected character ${goQuoteByte(d.s[d.i] ?? "")} after value`);
+    if (d.skipSpace())
+      d.fail(`unexpected character ${goQuoteByte(d.s[d.i] ?? "")} after value`);
     return v;
   } catch (e) {
     if (!(e instanceof Failure)) throw e;
@@ -396,19 +447,35 @@ function validate(src: string): void {
   } catch (e) {
     if (!(e instanceof Failure)) throw e;
     const c = src[d.i] ?? "";
-    fail(c === "" ? "unexpected end of JSON input" : `invalid character ${goQuoteByte(c)} looking for beginning of value`);
+    fail(
+      c === ""
+        ? "unexpected end of JSON input"
+        : `invalid character ${goQuoteByte(c)} looking for beginning of value`,
+    );
   }
 }
 
 function indentBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {
-  const [str, prefix, ind] = unpackArgs(args, kwargs, ["str", "prefix?", "indent?"]);
-  return indent(wantString(str ?? null, "str"), optString(prefix, "prefix", ""), optString(ind, "indent", "\t"));
+  const [str, prefix, ind] = unpackArgs(args, kwargs, [
+    "str",
+    "prefix?",
+    "indent?",
+  ]);
+  return indent(
+    wantString(str ?? null, "str"),
+    optString(prefix, "prefix", ""),
+    optString(ind, "indent", "\t"),
+  );
 }
 
 function encodeIndent(_t: Thread, args: Value[], kwargs: Kwargs): Value {
   const [prefix, ind] = unpackArgs([], kwargs, ["prefix?", "indent?"]);
   if (args.length !== 1) fail(`got ${args.length} arguments, want 1`);
-  return indent(encode(args[0] ?? null), optString(prefix, "prefix", ""), optString(ind, "indent", "\t"));
+  return indent(
+    encode(args[0] ?? null),
+    optString(prefix, "prefix", ""),
+    optString(ind, "indent", "\t"),
+  );
 }
 
 function encodeBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {

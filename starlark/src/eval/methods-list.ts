@@ -38,10 +38,17 @@ export const listMethods: Record<string, MethodFn<List>> = {
   index(_t, l, args, kwargs) {
     const [x, start, end] = unpackArgs(args, kwargs, ["x", "start?", "end?"]);
     const n = l.elems.length;
-    const lo = start === undefined || start === null ? 0 : clampIndex(wantInt(start, "start"), n);
-    const hi = end === undefined || end === null ? n : clampIndex(wantInt(end, "end"), n);
+    const lo =
+      start === undefined || start === null
+        ? 0
+        : clampIndex(wantInt(start, "start"), n);
+    const hi =
+      end === undefined || end === null
+        ? n
+        : clampIndex(wantInt(end, "end"), n);
     chargeWork(hi - lo);
-    for (let i = lo; i < hi; i++) if (equals(l.elems[i] ?? null, x ?? null)) return i;
+    for (let i = lo; i < hi; i++)
+      if (equals(l.elems[i] ?? null, x ?? null)) return i;
     return fail("value not in list");
   },
   insert(_t, l, args, kwargs) {
@@ -57,7 +64,12 @@ export const listMethods: Record<string, MethodFn<List>> = {
     const n = l.elems.length;
     const orig = args.length > 0 ? wantInt(args[0] ?? null, "index") : n - 1;
     const i = orig < 0 ? orig + n : orig;
-    if (i < 0 || i >= n) fail(n === 0 ? `index ${orig} out of range: empty list` : `index ${orig} out of range [${-n}:${n - 1}]`);
+    if (i < 0 || i >= n)
+      fail(
+        n === 0
+          ? `index ${orig} out of range: empty list`
+          : `index ${orig} out of range [${-n}:${n - 1}]`,
+      );
     l.checkMutable("pop from");
     return l.elems.splice(i, 1)[0] ?? null;
   },

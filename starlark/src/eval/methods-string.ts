@@ -6,8 +6,22 @@ import { ArrayIter, List } from "./collections.js";
 import { fail } from "./errors.js";
 import { strFormat } from "./format.js";
 import { mustIterate } from "./ops.js";
-import { optBool, unpackArgs, unpackPositional, wantInt, wantString } from "./unpack.js";
-import { type Iter, mkTuple, quote, StarObject, type Tuple, typeName, type Value } from "./value.js";
+import {
+  optBool,
+  unpackArgs,
+  unpackPositional,
+  wantInt,
+  wantString,
+} from "./unpack.js";
+import {
+  type Iter,
+  mkTuple,
+  quote,
+  StarObject,
+  type Tuple,
+  typeName,
+  type Value,
+} from "./value.js";
 
 // The iterable views returned by elems(), codepoints(), elem_ords() and codepoint_ords().
 export class StringView extends StarObject {
@@ -18,7 +32,10 @@ export class StringView extends StarObject {
     readonly method: "elems" | "codepoints" | "elem_ords" | "codepoint_ords",
   ) {
     super();
-    this.typeName = method === "elems" || method === "elem_ords" ? "string.elems" : "string.codepoints";
+    this.typeName =
+      method === "elems" || method === "elem_ords"
+        ? "string.elems"
+        : "string.codepoints";
     this.items = viewItems(s, method);
   }
   override repr(): string {
@@ -34,7 +51,8 @@ export class StringView extends StarObject {
     const n = this.items.length;
     let k = wantInt(i, "index");
     if (k < 0) k += n;
-    if (k < 0 || k >= n) fail(`index ${wantInt(i, "index")} out of range [${-n}:${n - 1}]`);
+    if (k < 0 || k >= n)
+      fail(`index ${wantInt(i, "index")} out of range [${-n}:${n - 1}]`);
     return this.items[k] ?? null;
   }
 }
@@ -52,7 +70,11 @@ function viewItems(s: string, method: StringView["method"]): Value[] {
   }
 }
 
-function indices(s: string, start: Value | undefined, end: Value | undefined): [number, number] {
+function indices(
+  s: string,
+  start: Value | undefined,
+  end: Value | undefined,
+): [number, number] {
   const n = s.length;
   const clamp = (v: Value | undefined, d: number): number => {
     if (v === undefined || v === null) return d;
@@ -63,13 +85,22 @@ function indices(s: string, start: Value | undefined, end: Value | undefined): [
   return [clamp(start, 0), clamp(end, n)];
 }
 
-function subArgs(s: string, args: Value[], kwargs: [string, Value][]): { sub: string; lo: number; hi: number } {
+function subArgs(
+  s: string,
+  args: Value[],
+  kwargs: [string, Value][],
+): { sub: string; lo: number; hi: number } {
   const [sub, start, end] = unpackArgs(args, kwargs, ["sub", "start?", "end?"]);
   const [lo, hi] = indices(s, start, end);
   return { sub: wantString(sub ?? null, "sub"), lo, hi };
 }
 
-function find(s: string, args: Value[], kwargs: [string, Value][], last: boolean): number {
+function find(
+  s: string,
+  args: Value[],
+  kwargs: [string, Value][],
+  last: boolean,
+): number {
   const { sub, lo, hi } = subArgs(s, args, kwargs);
   if (hi - lo < sub.length) return -1;
   const region = s.slice(lo, hi);
@@ -80,9 +111,18 @@ function find(s: string, args: Value[], kwargs: [string, Value][], last: boolean
 const isSpace = (c: string): boolean => /\s/u.test(c);
 
 // eslint-disable-next-line complexity -- whitespace or explicit characters, on either side
-function stripChars(s: string, chars: Value | undefined, left: boolean, right: boolean): string {
-  const set = chars === undefined || chars === null ? undefined : wantString(chars, "chars");
-  const strip = (c: string): boolean => (set === undefined ? isSpace(c) : set.includes(c));
+function stripChars(
+  s: string,
+  chars: Value | undefined,
+  left: boolean,
+  right: boolean,
+): string {
+  const set =
+    chars === undefined || chars === null
+      ? undefined
+      : wantString(chars, "chars");
+  const strip = (c: string): boolean =>
+    set === undefined ? isSpace(c) : set.includes(c);
   let a = 0;
   let b = s.length;
   if (left) while (a < b && strip(s[a] ?? "")) a++;
@@ -96,16 +136,23 @@ function splitWhitespace(s: string, max: number, fromRight: boolean): string[] {
   if (!fromRight) {
     const head = words.slice(0, max);
     let rest = s.trimStart();
-    for (const w of head) rest = rest.slice(rest.indexOf(w) + w.length).trimStart();
+    for (const w of head)
+      rest = rest.slice(rest.indexOf(w) + w.length).trimStart();
     return [...head, rest];
   }
   const tail = words.slice(words.length - max);
   let rest = s.trimEnd();
-  for (const w of [...tail].reverse()) rest = rest.slice(0, rest.lastIndexOf(w)).trimEnd();
+  for (const w of [...tail].reverse())
+    rest = rest.slice(0, rest.lastIndexOf(w)).trimEnd();
   return [rest, ...tail];
 }
 
-function splitSep(s: string, sep: string, max: number, fromRight: boolean): string[] {
+function splitSep(
+  s: string,
+  sep: string,
+  max: number,
+  fromRight: boolean,
+): string[] {
   if (sep === "") fail("empty separator");
   const parts = s.split(sep);
   if (max < 0 || parts.length <= max + 1) return parts;
@@ -114,15 +161,33 @@ function splitSep(s: string, sep: string, max: number, fromRight: boolean): stri
   return [parts.slice(0, k).join(sep), ...parts.slice(k)];
 }
 
-function split(s: string, args: Value[], kwargs: [string, Value][], fromRight: boolean): List {
+function split(
+  s: string,
+  args: Value[],
+  kwargs: [string, Value][],
+  fromRight: boolean,
+): List {
   const [sep, maxsplit] = unpackArgs(args, kwargs, ["sep?", "maxsplit?"]);
-  const max = maxsplit === undefined || maxsplit === null ? -1 : wantInt(maxsplit, "maxsplit");
-  if (sep === undefined || sep === null) return new List(splitWhitespace(s, max, fromRight));
+  const max =
+    maxsplit === undefined || maxsplit === null
+      ? -1
+      : wantInt(maxsplit, "maxsplit");
+  if (sep === undefined || sep === null)
+    return new List(splitWhitespace(s, max, fromRight));
   return new List(splitSep(s, wantString(sep, "sep"), max, fromRight));
 }
 
-function startsOrEnds(s: string, args: Value[], kwargs: [string, Value][], ends: boolean): boolean {
-  const [x, start, end] = unpackArgs(args, kwargs, [ends ? "suffix" : "prefix", "start?", "end?"]);
+function startsOrEnds(
+  s: string,
+  args: Value[],
+  kwargs: [string, Value][],
+  ends: boolean,
+): boolean {
+  const [x, start, end] = unpackArgs(args, kwargs, [
+    ends ? "suffix" : "prefix",
+    "start?",
+    "end?",
+  ]);
   const [lo, hi] = indices(s, start, end);
   const region = s.slice(lo, Math.max(lo, hi));
   const test = (p: Value): boolean => {
@@ -133,7 +198,12 @@ function startsOrEnds(s: string, args: Value[], kwargs: [string, Value][], ends:
   return test(x ?? null);
 }
 
-function partition(s: string, args: Value[], kwargs: [string, Value][], last: boolean): Value {
+function partition(
+  s: string,
+  args: Value[],
+  kwargs: [string, Value][],
+  last: boolean,
+): Value {
   unpackPositional(args, kwargs, 1, 1);
   const sep = wantString(args[0] ?? null, "sep");
   if (sep === "") fail("empty separator");
@@ -179,7 +249,8 @@ function join(sep: string, iterable: Value): string {
   let total = 0;
   try {
     for (let v = it.next(); v !== undefined; v = it.next()) {
-      if (typeof v !== "string") fail(`in list, want string, got ${typeName(v)}`);
+      if (typeof v !== "string")
+        fail(`in list, want string, got ${typeName(v)}`);
       parts.push(v);
       total += v.length + sep.length;
       chargeString(total, 0);
@@ -193,20 +264,32 @@ function join(sep: string, iterable: Value): string {
 }
 
 function replace(s: string, args: Value[], kwargs: [string, Value][]): string {
-  const [oldV, newV, countV] = unpackArgs(args, kwargs, ["old", "new", "count?"]);
+  const [oldV, newV, countV] = unpackArgs(args, kwargs, [
+    "old",
+    "new",
+    "count?",
+  ]);
   const from = wantString(oldV ?? null, "old");
   const to = wantString(newV ?? null, "new");
-  const count = countV === undefined || countV === null ? -1 : wantInt(countV, "count");
+  const count =
+    countV === undefined || countV === null ? -1 : wantInt(countV, "count");
   let out: string;
   // Python inserts `new` around every character when `old` is empty.
   if (from === "") {
     const chars = s.split("");
     const n = count < 0 ? chars.length + 1 : Math.min(count, chars.length + 1);
-    out = chars.map((ch, i) => (i < n ? to + ch : ch)).join("") + (n > chars.length ? to : "");
+    out =
+      chars.map((ch, i) => (i < n ? to + ch : ch)).join("") +
+      (n > chars.length ? to : "");
   } else if (count < 0) out = s.split(from).join(to);
   else {
     const parts = s.split(from);
-    out = parts.length - 1 <= count ? parts.join(to) : parts.slice(0, count + 1).join(to) + from + parts.slice(count + 1).join(from);
+    out =
+      parts.length - 1 <= count
+        ? parts.join(to)
+        : parts.slice(0, count + 1).join(to) +
+          from +
+          parts.slice(count + 1).join(from);
   }
   chargeString(out.length);
   return out;
@@ -255,7 +338,9 @@ function indexOrFail(r: number): number {
 }
 
 export const stringMethods: Record<string, MethodFn<string>> = {
-  capitalize: conv((s) => (s[0] ?? "").toUpperCase() + s.slice(1).toLowerCase()),
+  capitalize: conv(
+    (s) => (s[0] ?? "").toUpperCase() + s.slice(1).toLowerCase(),
+  ),
   codepoint_ords: view("codepoint_ords"),
   codepoints: view("codepoints"),
   count(_t, s, args, kwargs) {
@@ -316,5 +401,3 @@ export const stringMethods: Record<string, MethodFn<string>> = {
   title: conv(title),
   upper: conv((s) => s.toUpperCase()),
 };
-
-

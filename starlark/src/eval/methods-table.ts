@@ -11,7 +11,11 @@ import { mkTuple, typeName, type Value } from "./value.js";
 // dict(...) and dict.update(...): one optional positional (mapping or iterable of pairs)
 // plus keyword arguments.
 // eslint-disable-next-line complexity -- dict.update's argument forms, in starlark-go's order
-export function updateDict(d: Dict, args: readonly Value[], kwargs: Kwargs): void {
+export function updateDict(
+  d: Dict,
+  args: readonly Value[],
+  kwargs: Kwargs,
+): void {
   if (args.length > 1) fail(`got ${args.length} arguments, want at most 1`);
   const src = args[0];
   if (src instanceof Dict) {
@@ -21,8 +25,14 @@ export function updateDict(d: Dict, args: readonly Value[], kwargs: Kwargs): voi
     let i = 0;
     for (const pair of toArray(src)) {
       const kv = !isIterable(pair) ? undefined : toArray(pair);
-      if (kv === undefined) fail(`dictionary update sequence element #${i} is not iterable (${typeName(pair)})`);
-      if (kv.length !== 2) fail(`dictionary update sequence element #${i} has length ${kv.length}, want 2`);
+      if (kv === undefined)
+        fail(
+          `dictionary update sequence element #${i} is not iterable (${typeName(pair)})`,
+        );
+      if (kv.length !== 2)
+        fail(
+          `dictionary update sequence element #${i} has length ${kv.length}, want 2`,
+        );
       d.insert(kv[0] ?? null, kv[1] ?? null);
       i++;
     }
@@ -83,7 +93,8 @@ export const dictMethods: Record<string, MethodFn<Dict>> = {
 
 function iterableArgs(args: readonly Value[]): Value[][] {
   return args.map((a, i) => {
-    if (!isIterable(a)) fail(`argument #${i + 1} is not iterable: ${typeName(a)}`);
+    if (!isIterable(a))
+      fail(`argument #${i + 1} is not iterable: ${typeName(a)}`);
     return toArray(a);
   });
 }
@@ -152,7 +163,10 @@ export const setMethods: Record<string, MethodFn<StarSet>> = {
   },
   symmetric_difference(_t, s, args, kwargs) {
     const o = oneSet(args, kwargs);
-    return setOf([...s.keys().filter((k) => !o.has(k)), ...o.keys().filter((k) => !s.has(k))]);
+    return setOf([
+      ...s.keys().filter((k) => !o.has(k)),
+      ...o.keys().filter((k) => !s.has(k)),
+    ]);
   },
   union(_t, s, args, kwargs) {
     const os = others(args, kwargs);
@@ -167,5 +181,3 @@ export const setMethods: Record<string, MethodFn<StarSet>> = {
     return null;
   },
 };
-
-

@@ -17,7 +17,12 @@ const CASES: [string, string, string, string][] = [
   ["string", "count", "'banana'.count('an'), 'banana'.count('a', 2)", "(2, 2)"],
   ["string", "elem_ords", "list('ab'.elem_ords())", "[97, 98]"],
   ["string", "elems", "list('ab'.elems())", '["a", "b"]'],
-  ["string", "endswith", "'abc'.endswith('bc'), 'abc'.endswith(('x', 'c'))", "(True, True)"],
+  [
+    "string",
+    "endswith",
+    "'abc'.endswith('bc'), 'abc'.endswith(('x', 'c'))",
+    "(True, True)",
+  ],
   ["string", "find", "'abc'.find('c'), 'abc'.find('z')", "(2, -1)"],
   ["string", "format", "'{}-{}'.format(1, 2)", '"1-2"'],
   ["string", "index", "'abc'.index('b')", "1"],
@@ -26,7 +31,12 @@ const CASES: [string, string, string, string][] = [
   ["string", "isdigit", "'12'.isdigit(), ''.isdigit()", "(True, False)"],
   ["string", "islower", "'ab1'.islower(), 'Ab'.islower()", "(True, False)"],
   ["string", "isspace", "' \\t'.isspace(), ' a'.isspace()", "(True, False)"],
-  ["string", "istitle", "'Hello World'.istitle(), 'Hello world'.istitle()", "(True, False)"],
+  [
+    "string",
+    "istitle",
+    "'Hello World'.istitle(), 'Hello world'.istitle()",
+    "(True, False)",
+  ],
   ["string", "isupper", "'AB1'.isupper(), 'Ab'.isupper()", "(True, False)"],
   ["string", "join", "'-'.join(['a', 'b'])", '"a-b"'],
   ["string", "lower", "'AbC'.lower()", '"abc"'],
@@ -40,9 +50,19 @@ const CASES: [string, string, string, string][] = [
   ["string", "rpartition", "'a=b=c'.rpartition('=')", '("a=b", "=", "c")'],
   ["string", "rsplit", "'a b c'.rsplit(' ', 1)", '["a b", "c"]'],
   ["string", "rstrip", "' a  '.rstrip()", '" a"'],
-  ["string", "split", "'a  b'.split(), 'a,b'.split(',')", '(["a", "b"], ["a", "b"])'],
+  [
+    "string",
+    "split",
+    "'a  b'.split(), 'a,b'.split(',')",
+    '(["a", "b"], ["a", "b"])',
+  ],
   ["string", "splitlines", "'a\\nb\\n'.splitlines(True)", '["a\\n", "b\\n"]'],
-  ["string", "startswith", "'abc'.startswith('ab'), 'abc'.startswith('b', 1)", "(True, True)"],
+  [
+    "string",
+    "startswith",
+    "'abc'.startswith('ab'), 'abc'.startswith('b', 1)",
+    "(True, True)",
+  ],
   ["string", "strip", "'\\n a \\t'.strip()", '"a"'],
   ["string", "title", "'hello wORLD'.title()", '"Hello World"'],
   ["string", "upper", "'abc'.upper()", '"ABC"'],
@@ -66,12 +86,27 @@ const CASES: [string, string, string, string][] = [
   ["set", "clear", "set([1]).clear()", "None"],
   ["set", "difference", "sorted(set([1, 2, 3]).difference([2], [3]))", "[1]"],
   ["set", "discard", "set([1]).discard(2)", "None"],
-  ["set", "intersection", "sorted(set([1, 2, 3]).intersection([2, 3, 4]))", "[2, 3]"],
-  ["set", "issubset", "set([1]).issubset([1, 2]), set([3]).issubset([1])", "(True, False)"],
+  [
+    "set",
+    "intersection",
+    "sorted(set([1, 2, 3]).intersection([2, 3, 4]))",
+    "[2, 3]",
+  ],
+  [
+    "set",
+    "issubset",
+    "set([1]).issubset([1, 2]), set([3]).issubset([1])",
+    "(True, False)",
+  ],
   ["set", "issuperset", "set([1, 2]).issuperset([1])", "True"],
   ["set", "pop", "set([7]).pop()", "7"],
   ["set", "remove", "set([1]).remove(1)", "None"],
-  ["set", "symmetric_difference", "sorted(set([1, 2]).symmetric_difference([2, 3]))", "[1, 3]"],
+  [
+    "set",
+    "symmetric_difference",
+    "sorted(set([1, 2]).symmetric_difference([2, 3]))",
+    "[1, 3]",
+  ],
   ["set", "union", "sorted(set([1]).union([2], [3]))", "[1, 2, 3]"],
   ["set", "update", "set([1]).update([2])", "None"],
 ];
@@ -84,7 +119,9 @@ describe("methods of the built-in types", () => {
     ["set", new StarSet()],
   ] as const)("has a test case for every %s method", (type, sample) => {
     const tested = new Set(CASES.filter(([t]) => t === type).map(([, m]) => m));
-    const untested = [...(methodsOf(sample)?.keys() ?? [])].filter((m) => !tested.has(m));
+    const untested = [...(methodsOf(sample)?.keys() ?? [])].filter(
+      (m) => !tested.has(m),
+    );
     expect(untested).toEqual([]);
   });
 
@@ -93,7 +130,8 @@ describe("methods of the built-in types", () => {
   });
 
   it("mutates the receiver in place", async () => {
-    const src = "(lambda x: [x.append(2), x.extend([3]), x.insert(0, 0), x.remove(2), x][-1])([1])";
+    const src =
+      "(lambda x: [x.append(2), x.extend([3]), x.insert(0, 0), x.remove(2), x][-1])([1])";
     expect(await ev(src)).toBe("[0, 1, 3]");
   });
 });

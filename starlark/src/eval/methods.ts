@@ -9,18 +9,32 @@ import { dictMethods, setMethods } from "./methods-table.js";
 import type { Thread } from "./thread.js";
 import type { Value } from "./value.js";
 
-export function methodTable<R>(defs: Record<string, MethodFn<R>>): Map<string, Builtin> {
+export function methodTable<R>(
+  defs: Record<string, MethodFn<R>>,
+): Map<string, Builtin> {
   const m = new Map<string, Builtin>();
   for (const [name, fn] of Object.entries(defs)) {
     m.set(
       name,
-      new Builtin(name, (thread: Thread, args: Value[], kwargs: Kwargs, self: Builtin) => fn(thread, self.recv as R, args, kwargs, self)),
+      new Builtin(
+        name,
+        (thread: Thread, args: Value[], kwargs: Kwargs, self: Builtin) =>
+          fn(thread, self.recv as R, args, kwargs, self),
+      ),
     );
   }
   return m;
 }
 
-let tables: { string: Map<string, Builtin>; list: Map<string, Builtin>; dict: Map<string, Builtin>; set: Map<string, Builtin>; bytes: Map<string, Builtin> } | undefined;
+let tables:
+  | {
+      string: Map<string, Builtin>;
+      list: Map<string, Builtin>;
+      dict: Map<string, Builtin>;
+      set: Map<string, Builtin>;
+      bytes: Map<string, Builtin>;
+    }
+  | undefined;
 
 function getTables(): NonNullable<typeof tables> {
   tables ??= {

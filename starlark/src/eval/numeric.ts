@@ -74,17 +74,30 @@ const I32_MIN = -2147483648;
 const I32_MAX = 2147483647;
 
 function bothI32(a: Int, b: Int): boolean {
-  return typeof a === "number" && typeof b === "number" && a >= I32_MIN && a <= I32_MAX && b >= I32_MIN && b <= I32_MAX;
+  return (
+    typeof a === "number" &&
+    typeof b === "number" &&
+    a >= I32_MIN &&
+    a <= I32_MAX &&
+    b >= I32_MIN &&
+    b <= I32_MAX
+  );
 }
 
 export function intAnd(a: Int, b: Int): Int {
-  return bothI32(a, b) ? (a as number) & (b as number) : normInt(big(a) & big(b));
+  return bothI32(a, b)
+    ? (a as number) & (b as number)
+    : normInt(big(a) & big(b));
 }
 export function intOr(a: Int, b: Int): Int {
-  return bothI32(a, b) ? (a as number) | (b as number) : normInt(big(a) | big(b));
+  return bothI32(a, b)
+    ? (a as number) | (b as number)
+    : normInt(big(a) | big(b));
 }
 export function intXor(a: Int, b: Int): Int {
-  return bothI32(a, b) ? (a as number) ^ (b as number) : normInt(big(a) ^ big(b));
+  return bothI32(a, b)
+    ? (a as number) ^ (b as number)
+    : normInt(big(a) ^ big(b));
 }
 
 function shiftCount(b: Int): number {
@@ -95,13 +108,15 @@ function shiftCount(b: Int): number {
 
 export function intShl(a: Int, b: Int): Int {
   const n = shiftCount(b);
-  if (typeof a === "number" && n < 22 && Math.abs(a) < 2 ** 31) return a * 2 ** n;
+  if (typeof a === "number" && n < 22 && Math.abs(a) < 2 ** 31)
+    return a * 2 ** n;
   return normInt(big(a) << BigInt(n));
 }
 
 export function intShr(a: Int, b: Int): Int {
   const n = shiftCount(b);
-  if (typeof a === "number" && a >= I32_MIN && a <= I32_MAX) return n >= 32 ? (a < 0 ? -1 : 0) : a >> n;
+  if (typeof a === "number" && a >= I32_MIN && a <= I32_MAX)
+    return n >= 32 ? (a < 0 ? -1 : 0) : a >> n;
   return normInt(big(a) >> BigInt(n));
 }
 

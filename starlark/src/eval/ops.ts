@@ -9,7 +9,15 @@
 
 import { chargeElems, chargeString, chargeWork } from "./alloc.js";
 import { Builtin } from "./builtin.js";
-import { ArrayIter, Bytes, Dict, HashTable, List, Range, StarSet } from "./collections.js";
+import {
+  ArrayIter,
+  Bytes,
+  Dict,
+  HashTable,
+  List,
+  Range,
+  StarSet,
+} from "./collections.js";
 import { fail, StarlarkError } from "./errors.js";
 import { methodsOf } from "./methods.js";
 import {
@@ -36,13 +44,24 @@ import {
 } from "./numeric.js";
 import { percentFormat } from "./percent.js";
 import { didYouMean } from "./spell.js";
-import { Float, isInt, type Iter, mkTuple, repr, StarObject, type Tuple, typeName, type Value } from "./value.js";
+import {
+  Float,
+  isInt,
+  type Iter,
+  mkTuple,
+  repr,
+  StarObject,
+  type Tuple,
+  typeName,
+  type Value,
+} from "./value.js";
 
 const MAX_DEPTH = 100;
 
 // Hints for Python habits that Starlark lacks, appended to the error they cause.
 const ATTR_HINTS: Readonly<Record<string, string>> = {
-  "list.sort": "Starlark lists have no sort method; use sorted(x), which returns a new list",
+  "list.sort":
+    "Starlark lists have no sort method; use sorted(x), which returns a new list",
   "list.copy": "use list(x) or x[:]",
   "list.count": "use len([e for e in x if e == v])",
   "dict.has_key": "use `k in d`",
@@ -50,7 +69,8 @@ const ATTR_HINTS: Readonly<Record<string, string>> = {
   "dict.iterkeys": "use d.keys()",
   "dict.itervalues": "use d.values()",
   "dict.copy": "use dict(d)",
-  "string.encode": "Starlark strings are text; bytes(s) gives their UTF-8 bytes",
+  "string.encode":
+    "Starlark strings are text; bytes(s) gives their UTF-8 bytes",
   "string.decode": "Starlark strings are already text",
   "string.isnumeric": "use s.isdigit()",
 };
@@ -63,14 +83,20 @@ function attrHint(x: Value, name: string): string {
 function binaryHint(op: string, x: Value, y: Value): string {
   const tx = typeName(x);
   const ty = typeName(y);
-  if (op === "+" && ((tx === "string" && ty !== "string") || (ty === "string" && tx !== "string"))) {
+  if (
+    op === "+" &&
+    ((tx === "string" && ty !== "string") ||
+      (ty === "string" && tx !== "string"))
+  ) {
     return ' (hint: convert with str(x), or format with "%s" % x)';
   }
   return "";
 }
 
 function unknownBinary(op: string, x: Value, y: Value): never {
-  return fail(`unknown binary op: ${typeName(x)} ${op} ${typeName(y)}${binaryHint(op, x, y)}`);
+  return fail(
+    `unknown binary op: ${typeName(x)} ${op} ${typeName(y)}${binaryHint(op, x, y)}`,
+  );
 }
 
 function hostBinary(op: string, x: Value, y: Value): Value {
@@ -86,7 +112,11 @@ function hostBinary(op: string, x: Value, y: Value): Value {
 }
 
 // Applies a float operation when both operands are numbers and at least one is a float.
-function floatOp(x: Value, y: Value, f: (a: number, b: number) => number): Value | undefined {
+function floatOp(
+  x: Value,
+  y: Value,
+  f: (a: number, b: number) => number,
+): Value | undefined {
   if (!(x instanceof Float || y instanceof Float)) return undefined;
   const a = numberOf(x);
   const b = numberOf(y);
@@ -140,9 +170,11 @@ export function sub(x: Value, y: Value): Value {
 const MAX_REPEAT_ELEMS = 2 ** 30;
 
 function repeatCount(n: Int, len: number): number {
-  if (typeof n === "bigint" || n > 2147483647) fail(`repeat count ${n} too large`);
+  if (typeof n === "bigint" || n > 2147483647)
+    fail(`repeat count ${n} too large`);
   if (n <= 0) return 0;
-  if (len > 0 && len > MAX_REPEAT_ELEMS / n) fail(`excessive repeat (${len} * ${n} elements)`);
+  if (len > 0 && len > MAX_REPEAT_ELEMS / n)
+    fail(`excessive repeat (${len} * ${n} elements)`);
   return n;
 }
 
@@ -197,23 +229,30 @@ export function floorDiv(x: Value, y: Value): Value {
 }
 
 export function mod(x: Value, y: Value): Value {
-  if (typeof x === "number" && typeof y === "number" && y > 0 && x >= 0) return x % y;
+  if (typeof x === "number" && typeof y === "number" && y > 0 && x >= 0)
+    return x % y;
   if (isInt(x) && isInt(y)) return intMod(x, y);
   if (typeof x === "string") return percentFormat(x, y);
   const f = floatOp(x, y, floatMod);
   return f ?? hostBinary("%", x, y);
 }
 
-function setOp(x: StarSet, y: StarSet, keep: (inX: boolean, inY: boolean) => boolean): StarSet {
+function setOp(
+  x: StarSet,
+  y: StarSet,
+  keep: (inX: boolean, inY: boolean) => boolean,
+): StarSet {
   const out = new StarSet();
   for (const e of x.map.values()) if (keep(true, y.has(e.k))) out.add(e.k);
-  for (const e of y.map.values()) if (!x.has(e.k) && keep(false, true)) out.add(e.k);
+  for (const e of y.map.values())
+    if (!x.has(e.k) && keep(false, true)) out.add(e.k);
   return out;
 }
 
 export function bitOr(x: Value, y: Value): Value {
   if (isInt(x) && isInt(y)) return intOr(x, y);
-  if (x instanceof StarSet && y instanceof StarSet) return setOp(x, y, () => true);
+  if (x instanceof StarSet && y instanceof StarSet)
+    return setOp(x, y, () => true);
   if (x instanceof Dict && y instanceof Dict) {
     const out = new Dict();
     for (const e of x.map.values()) out.insert(e.k, e.v);
@@ -225,13 +264,15 @@ export function bitOr(x: Value, y: Value): Value {
 
 export function bitAnd(x: Value, y: Value): Value {
   if (isInt(x) && isInt(y)) return intAnd(x, y);
-  if (x instanceof StarSet && y instanceof StarSet) return setOp(x, y, (a, b) => a && b);
+  if (x instanceof StarSet && y instanceof StarSet)
+    return setOp(x, y, (a, b) => a && b);
   return hostBinary("&", x, y);
 }
 
 export function bitXor(x: Value, y: Value): Value {
   if (isInt(x) && isInt(y)) return intXor(x, y);
-  if (x instanceof StarSet && y instanceof StarSet) return setOp(x, y, (a, b) => a !== b);
+  if (x instanceof StarSet && y instanceof StarSet)
+    return setOp(x, y, (a, b) => a !== b);
   return hostBinary("^", x, y);
 }
 
@@ -267,10 +308,15 @@ export function invert(x: Value): Value {
 
 // ---- equality and ordering ----
 
-function seqEquals(a: readonly Value[], b: readonly Value[], depth: number): boolean {
+function seqEquals(
+  a: readonly Value[],
+  b: readonly Value[],
+  depth: number,
+): boolean {
   if (a.length !== b.length) return false;
   chargeWork(a.length);
-  for (let i = 0; i < a.length; i++) if (!equalsDepth(a[i] ?? null, b[i] ?? null, depth + 1)) return false;
+  for (let i = 0; i < a.length; i++)
+    if (!equalsDepth(a[i] ?? null, b[i] ?? null, depth + 1)) return false;
   return true;
 }
 
@@ -294,7 +340,8 @@ function objectEquals(a: StarObject, b: Value, depth: number): boolean {
     if (b instanceof Float) return cmpFloat(a.v, b.v) === 0;
     return isInt(b) && cmpIntFloat(b, a.v) === 0;
   }
-  if (a instanceof List) return b instanceof List && seqEquals(a.elems, b.elems, depth);
+  if (a instanceof List)
+    return b instanceof List && seqEquals(a.elems, b.elems, depth);
   if (a instanceof Dict) return b instanceof Dict && dictEquals(a, b, depth);
   if (a instanceof StarSet) return b instanceof StarSet && setEquals(a, b);
   return a.equals(b, depth);
@@ -307,7 +354,8 @@ export function equalsDepth(a: Value, b: Value, depth: number): boolean {
     if (b instanceof Float && isInt(a)) return cmpIntFloat(a, b.v) === 0;
     return false;
   }
-  if (Array.isArray(a)) return Array.isArray(b) && seqEquals(a as Tuple, b as Tuple, depth);
+  if (Array.isArray(a))
+    return Array.isArray(b) && seqEquals(a as Tuple, b as Tuple, depth);
   return objectEquals(a as StarObject, b, depth);
 }
 
@@ -316,7 +364,12 @@ export function equals(a: Value, b: Value): boolean {
   return equalsDepth(a, b, 0);
 }
 
-function seqCompare(op: string, a: readonly Value[], b: readonly Value[], depth: number): number {
+function seqCompare(
+  op: string,
+  a: readonly Value[],
+  b: readonly Value[],
+  depth: number,
+): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const x = a[i] ?? null;
@@ -327,15 +380,25 @@ function seqCompare(op: string, a: readonly Value[], b: readonly Value[], depth:
 }
 
 // Three-way comparison for the ordered operators; fails for unordered types.
-export function compareDepth(op: string, a: Value, b: Value, depth: number): number {
+export function compareDepth(
+  op: string,
+  a: Value,
+  b: Value,
+  depth: number,
+): number {
   if (depth > MAX_DEPTH) fail("comparison exceeded maximum recursion depth");
   if (typeof a === "number" && typeof b === "number") return a - b;
-  if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === "string" && typeof b === "string")
+    return a < b ? -1 : a > b ? 1 : 0;
   if (isNumber(a) && isNumber(b)) return cmpNumbers(a, b);
-  if (typeof a === "boolean" && typeof b === "boolean") return Number(a) - Number(b);
-  if (Array.isArray(a) && Array.isArray(b)) return seqCompare(op, a as Tuple, b as Tuple, depth);
-  if (a instanceof List && b instanceof List) return seqCompare(op, a.elems, b.elems, depth);
-  if (a instanceof Bytes && b instanceof Bytes) return a.data < b.data ? -1 : a.data > b.data ? 1 : 0;
+  if (typeof a === "boolean" && typeof b === "boolean")
+    return Number(a) - Number(b);
+  if (Array.isArray(a) && Array.isArray(b))
+    return seqCompare(op, a as Tuple, b as Tuple, depth);
+  if (a instanceof List && b instanceof List)
+    return seqCompare(op, a.elems, b.elems, depth);
+  if (a instanceof Bytes && b instanceof Bytes)
+    return a.data < b.data ? -1 : a.data > b.data ? 1 : 0;
   return fail(`${typeName(a)} ${op} ${typeName(b)} not implemented`);
 }
 
@@ -345,7 +408,8 @@ export function compare(op: string, a: Value, b: Value): number {
 
 // Sets are partially ordered by inclusion: <= is subset, < proper subset.
 function setCompare(op: string, a: StarSet, b: StarSet): boolean {
-  const sub = (x: StarSet, y: StarSet): boolean => x.size <= y.size && x.keys().every((k) => y.has(k));
+  const sub = (x: StarSet, y: StarSet): boolean =>
+    x.size <= y.size && x.keys().every((k) => y.has(k));
   switch (op) {
     case "<=":
       return sub(a, b);
@@ -360,22 +424,26 @@ function setCompare(op: string, a: StarSet, b: StarSet): boolean {
 
 export function lt(a: Value, b: Value): boolean {
   if (typeof a === "number" && typeof b === "number") return a < b;
-  if (a instanceof StarSet && b instanceof StarSet) return setCompare("<", a, b);
+  if (a instanceof StarSet && b instanceof StarSet)
+    return setCompare("<", a, b);
   return compare("<", a, b) < 0;
 }
 export function le(a: Value, b: Value): boolean {
   if (typeof a === "number" && typeof b === "number") return a <= b;
-  if (a instanceof StarSet && b instanceof StarSet) return setCompare("<=", a, b);
+  if (a instanceof StarSet && b instanceof StarSet)
+    return setCompare("<=", a, b);
   return compare("<=", a, b) <= 0;
 }
 export function gt(a: Value, b: Value): boolean {
   if (typeof a === "number" && typeof b === "number") return a > b;
-  if (a instanceof StarSet && b instanceof StarSet) return setCompare(">", a, b);
+  if (a instanceof StarSet && b instanceof StarSet)
+    return setCompare(">", a, b);
   return compare(">", a, b) > 0;
 }
 export function ge(a: Value, b: Value): boolean {
   if (typeof a === "number" && typeof b === "number") return a >= b;
-  if (a instanceof StarSet && b instanceof StarSet) return setCompare(">=", a, b);
+  if (a instanceof StarSet && b instanceof StarSet)
+    return setCompare(">=", a, b);
   return compare(">=", a, b) >= 0;
 }
 
@@ -383,7 +451,8 @@ export function ge(a: Value, b: Value): boolean {
 
 export function contains(container: Value, x: Value): boolean {
   if (typeof container === "string") {
-    if (typeof x !== "string") fail(`'in <string>' requires string as left operand, not ${typeName(x)}`);
+    if (typeof x !== "string")
+      fail(`'in <string>' requires string as left operand, not ${typeName(x)}`);
     return container.includes(x);
   }
   if (Array.isArray(container)) {
@@ -414,7 +483,8 @@ export function contains(container: Value, x: Value): boolean {
 
 function rangeContains(r: Range, x: Value): boolean {
   if (x instanceof Float && !Number.isInteger(x.v)) return false;
-  if (!isInt(x) && !(x instanceof Float)) fail(`'in <range>' requires integer as left operand, not ${typeName(x)}`);
+  if (!isInt(x) && !(x instanceof Float))
+    fail(`'in <range>' requires integer as left operand, not ${typeName(x)}`);
   const n = x instanceof Float ? x.v : Number(x);
   if (r.size === 0) return false;
   const off = n - r.start;
@@ -429,7 +499,9 @@ function bytesContains(b: Bytes, x: Value): boolean {
     if (x < 0 || x > 255) fail(`int in bytes: ${x} out of range`);
     return b.data.includes(String.fromCharCode(Number(x)));
   }
-  return fail(`'in bytes' requires bytes or int as left operand, not ${typeName(x)}`);
+  return fail(
+    `'in bytes' requires bytes or int as left operand, not ${typeName(x)}`,
+  );
 }
 
 // ---- len, iteration ----
@@ -454,7 +526,13 @@ export function iterate(x: Value): Iter | undefined {
 
 // Whether x can be iterated, without leaving an iteration open.
 export function isIterable(x: Value): boolean {
-  if (x instanceof List || Array.isArray(x) || x instanceof HashTable || x instanceof Range) return true;
+  if (
+    x instanceof List ||
+    Array.isArray(x) ||
+    x instanceof HashTable ||
+    x instanceof Range
+  )
+    return true;
   if (!(x instanceof StarObject)) return false;
   const it = x.iterate();
   it?.done();
@@ -464,7 +542,10 @@ export function isIterable(x: Value): boolean {
 export function mustIterate(x: Value): Iter {
   const it = iterate(x);
   if (it !== undefined) return it;
-  if (typeof x === "string") return fail("string value is not iterable (hint: use s.elems() for its characters)");
+  if (typeof x === "string")
+    return fail(
+      "string value is not iterable (hint: use s.elems() for its characters)",
+    );
   return fail(`${typeName(x)} value is not iterable`);
 }
 
@@ -527,7 +608,8 @@ export function index(x: Value, i: Value): Value {
   }
   if (typeof x === "string") return x[seqIndex(x, x.length, i)] ?? "";
   if (x instanceof Range) return x.at(seqIndex(x, x.size, i));
-  if (x instanceof Bytes) return x.data.charCodeAt(seqIndex(x, x.data.length, i));
+  if (x instanceof Bytes)
+    return x.data.charCodeAt(seqIndex(x, x.data.length, i));
   if (x instanceof StarObject) {
     const r = x.index(i);
     if (r !== undefined) return r;
@@ -561,7 +643,12 @@ function sliceBound(v: Value, dflt: number, n: number, step: number): number {
 }
 
 // Python slice semantics: the indices selected by x[lo:hi:step] of a sequence of length n.
-export function sliceIndices(n: number, lo: Value, hi: Value, stepV: Value): number[] {
+export function sliceIndices(
+  n: number,
+  lo: Value,
+  hi: Value,
+  stepV: Value,
+): number[] {
   const step = stepV === null ? 1 : asIndex(stepV, "slice step");
   if (step === 0) fail("zero is not a valid slice step");
   const start = sliceBound(lo, step < 0 ? n - 1 : 0, n, step);
@@ -572,7 +659,12 @@ export function sliceIndices(n: number, lo: Value, hi: Value, stepV: Value): num
   return out;
 }
 
-function simpleSlice(lo: Value, hi: Value, step: Value, n: number): [number, number] | undefined {
+function simpleSlice(
+  lo: Value,
+  hi: Value,
+  step: Value,
+  n: number,
+): [number, number] | undefined {
   if (step !== null && step !== 1) return undefined;
   return [sliceBound(lo, 0, n, 1), sliceBound(hi, n, n, 1)];
 }
@@ -588,7 +680,9 @@ export function slice(x: Value, lo: Value, hi: Value, step: Value): Value {
   if (x instanceof List || Array.isArray(x)) {
     const elems = x instanceof List ? x.elems : (x as Tuple);
     const s = simpleSlice(lo, hi, step, elems.length);
-    const picked = s ? elems.slice(s[0], Math.max(s[0], s[1])) : sliceIndices(elems.length, lo, hi, step).map((i) => elems[i] ?? null);
+    const picked = s
+      ? elems.slice(s[0], Math.max(s[0], s[1]))
+      : sliceIndices(elems.length, lo, hi, step).map((i) => elems[i] ?? null);
     return x instanceof List ? new List(picked) : mkTuple(picked);
   }
   if (x instanceof Range) return sliceRange(x, lo, hi, step);
@@ -608,7 +702,11 @@ function sliceRange(r: Range, lo: Value, hi: Value, stepV: Value): Range {
   const n = r.size;
   const start = sliceBound(lo, step < 0 ? n - 1 : 0, n, step);
   const end = sliceBound(hi, step < 0 ? -1 : n, n, step);
-  return new Range(r.start + start * r.step, r.start + end * r.step, r.step * step);
+  return new Range(
+    r.start + start * r.step,
+    r.start + end * r.step,
+    r.step * step,
+  );
 }
 
 // ---- attributes ----
@@ -622,7 +720,9 @@ export function getAttr(x: Value, name: string): Value {
     if (v !== undefined) return v;
   }
   const names = attrNames(x);
-  return fail(`${typeName(x)} has no .${name} field or method${didYouMean(name, names)}${attrHint(x, name)}`);
+  return fail(
+    `${typeName(x)} has no .${name} field or method${didYouMean(name, names)}${attrHint(x, name)}`,
+  );
 }
 
 export function hasAttr(x: Value, name: string): boolean {
@@ -642,7 +742,8 @@ export function setField(x: Value, name: string, v: Value): void {
       x.setField(name, v);
     } catch (e) {
       // A host's "no such field" error gets starlark-go's spelling suggestion.
-      if (e instanceof StarlarkError && e.msg === `no .${name} field`) fail(e.msg + didYouMean(name, attrNames(x)));
+      if (e instanceof StarlarkError && e.msg === `no .${name} field`)
+        fail(e.msg + didYouMean(name, attrNames(x)));
       throw e;
     }
     return;

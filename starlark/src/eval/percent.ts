@@ -11,10 +11,19 @@ import { Dict } from "./collections.js";
 import { fail } from "./errors.js";
 import { formatE, formatF, formatG } from "./float-format.js";
 import { floatToInt, intToFloat } from "./numeric.js";
-import { Float, isInt, repr, str, type Tuple, typeName, type Value } from "./value.js";
+import {
+  Float,
+  isInt,
+  repr,
+  str,
+  type Tuple,
+  typeName,
+  type Value,
+} from "./value.js";
 
 function intArg(c: string, v: Value): number | bigint {
-  if (typeof v === "boolean") fail(`%${c} format requires integer: cannot convert bool to int`);
+  if (typeof v === "boolean")
+    fail(`%${c} format requires integer: cannot convert bool to int`);
   if (isInt(v)) return v;
   if (v instanceof Float) return floatToInt(v.v);
   return fail(`%${c} format requires integer: ${typeName(v)}`);
@@ -28,16 +37,20 @@ function floatArg(c: string, v: Value): number {
 
 function charArg(v: Value): string {
   if (typeof v === "string") {
-    if ([...v].length !== 1) fail(`%c format requires a single-character string`);
+    if ([...v].length !== 1)
+      fail(`%c format requires a single-character string`);
     return v;
   }
   if (isInt(v)) {
     const n = Number(v);
-    if (n < 0 || n > 0x10ffff) fail(`%c format requires a valid Unicode code point, got ${v}`);
+    if (n < 0 || n > 0x10ffff)
+      fail(`%c format requires a valid Unicode code point, got ${v}`);
     // Surrogate code points are not characters; like Go, they become U+FFFD.
     return n >= 0xd800 && n <= 0xdfff ? "\ufffd" : String.fromCodePoint(n);
   }
-  return fail(`%c format requires int or single-character string, not ${typeName(v)}`);
+  return fail(
+    `%c format requires int or single-character string, not ${typeName(v)}`,
+  );
 }
 
 interface Flags {
@@ -52,7 +65,10 @@ function readSpec(format: string, i: number): { spec: Flags; next: number } {
   const m = SPEC.exec(format.slice(i));
   const text = m?.[0] ?? "";
   const precision = m?.[3] === undefined ? undefined : Number(m[3] || "0");
-  return { spec: { flags: m?.[1] ?? "", width: Number(m?.[2] || "0"), precision }, next: i + text.length };
+  return {
+    spec: { flags: m?.[1] ?? "", width: Number(m?.[2] || "0"), precision },
+    next: i + text.length,
+  };
 }
 
 function withPrecision(c: string, v: Value, p: number): string {
@@ -74,7 +90,10 @@ function withPrecision(c: string, v: Value, p: number): string {
 }
 
 function applyFlags(c: string, v: Value, spec: Flags): string {
-  let s = spec.precision === undefined ? convert(c, v) : withPrecision(c, v, spec.precision);
+  let s =
+    spec.precision === undefined
+      ? convert(c, v)
+      : withPrecision(c, v, spec.precision);
   const numeric = "diouxXeEfFgG".includes(c);
   if (numeric && !s.startsWith("-")) {
     if (spec.flags.includes("+")) s = `+${s}`;
@@ -164,11 +183,15 @@ export function percentFormat(format: string, y: Value): string {
     i = next;
     if (i >= format.length) fail("incomplete format");
     const c = format[i] ?? "";
-    out += spec.flags === "" && spec.width === 0 && spec.precision === undefined ? convert(c, arg) : applyFlags(c, arg, spec);
+    out +=
+      spec.flags === "" && spec.width === 0 && spec.precision === undefined
+        ? convert(c, arg)
+        : applyFlags(c, arg, spec);
     i++;
     chargeString(out.length, 0);
   }
-  if (argi < args.length && !(y instanceof Dict)) fail("too many arguments for format string");
+  if (argi < args.length && !(y instanceof Dict))
+    fail("too many arguments for format string");
   chargeString(out.length);
   return out;
 }

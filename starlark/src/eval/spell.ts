@@ -3,7 +3,10 @@
 import { nearest as nearestName } from "../resolve/spell.js";
 
 /** The nearest candidate, or undefined when none is close enough. */
-export function nearest(x: string, candidates: Iterable<string>): string | undefined {
+export function nearest(
+  x: string,
+  candidates: Iterable<string>,
+): string | undefined {
   const n = nearestName(x, candidates);
   return n === "" ? undefined : n;
 }

@@ -59,7 +59,10 @@ export class Frame {
 }
 
 export type PrintFn = (msg: string, thread: Thread) => void;
-export type LoadFn = (module: string, thread: Thread) => Map<string, Value> | Promise<Map<string, Value>>;
+export type LoadFn = (
+  module: string,
+  thread: Thread,
+) => Map<string, Value> | Promise<Map<string, Value>>;
 
 export interface ThreadOptions {
   readonly name?: string;
@@ -98,7 +101,10 @@ export class Thread {
     this.signal = opts.signal;
     this.print = opts.print ?? ((msg) => void process.stdout.write(`${msg}\n`));
     this.load = opts.load;
-    this.deadline = this.limits.timeoutMs > 0 ? performance.now() + this.limits.timeoutMs : Infinity;
+    this.deadline =
+      this.limits.timeoutMs > 0
+        ? performance.now() + this.limits.timeoutMs
+        : Infinity;
     this.yields = this.signal !== undefined || this.deadline !== Infinity;
     this.nextYield = performance.now() + YIELD_MS;
     this.checkAt = Math.min(CHECK_INTERVAL, this.limits.maxSteps + 1);
@@ -107,20 +113,29 @@ export class Thread {
   // Throws when the evaluation must stop (steps, timeout, cancellation).
   checkCancel(): void {
     if (this.steps > this.limits.maxSteps) {
-      throw new LimitError(`Starlark computation cancelled: too many steps (limit ${this.limits.maxSteps})`);
+      throw new LimitError(
+        `Starlark computation cancelled: too many steps (limit ${this.limits.maxSteps})`,
+      );
     }
     if (this.signal?.aborted === true) {
-      throw new LimitError(`Starlark computation cancelled: ${reasonText(this.signal.reason)}`);
+      throw new LimitError(
+        `Starlark computation cancelled: ${reasonText(this.signal.reason)}`,
+      );
     }
     if (this.deadline !== Infinity && performance.now() >= this.deadline) {
-      throw new LimitError(`Starlark computation cancelled: timeout after ${this.limits.timeoutMs} ms`);
+      throw new LimitError(
+        `Starlark computation cancelled: timeout after ${this.limits.timeoutMs} ms`,
+      );
     }
   }
 
   // Called every CHECK_INTERVAL steps; returns true when the loop should yield to the event loop.
   checkpoint(): boolean {
     this.checkCancel();
-    this.checkAt = Math.min(this.steps + CHECK_INTERVAL, this.limits.maxSteps + 1);
+    this.checkAt = Math.min(
+      this.steps + CHECK_INTERVAL,
+      this.limits.maxSteps + 1,
+    );
     if (!this.yields) return false;
     const now = performance.now();
     if (now < this.nextYield) return false;
@@ -145,10 +160,19 @@ export class Thread {
       // before performance.now() reaches the deadline, so it does not ask checkCancel.
       const timeUp = (): void => {
         cleanup();
-        reject(new LimitError(`Starlark computation cancelled: timeout after ${this.limits.timeoutMs} ms`));
+        reject(
+          new LimitError(
+            `Starlark computation cancelled: timeout after ${this.limits.timeoutMs} ms`,
+          ),
+        );
       };
       const timer =
-        this.deadline === Infinity ? undefined : setTimeout(timeUp, Math.max(0, this.deadline - performance.now()) + 1);
+        this.deadline === Infinity
+          ? undefined
+          : setTimeout(
+              timeUp,
+              Math.max(0, this.deadline - performance.now()) + 1,
+            );
       this.signal?.addEventListener("abort", stop, { once: true });
       const cleanup = (): void => {
         if (timer !== undefined) clearTimeout(timer);
@@ -173,7 +197,10 @@ export class Thread {
     const bytes = Buffer.byteLength(msg, "utf8") + 1;
     if (this.printedBytes + bytes > this.limits.maxPrintBytes) {
       this.printTruncated = true;
-      this.print(`... print output truncated: more than ${this.limits.maxPrintBytes} bytes`, this);
+      this.print(
+        `... print output truncated: more than ${this.limits.maxPrintBytes} bytes`,
+        this,
+      );
       return;
     }
     this.printedBytes += bytes;
@@ -184,5 +211,7 @@ export class Thread {
 function reasonText(reason: unknown): string {
   if (reason instanceof Error) return reason.message;
   if (reason === undefined) return "aborted";
-  return typeof reason === "string" ? reason : (JSON.stringify(reason) ?? "aborted");
+  return typeof reason === "string"
+    ? reason
+    : (JSON.stringify(reason) ?? "aborted");
 }

@@ -1,27 +1,54 @@
 // The universal builtins (spec.md "Built-in functions"): the names every module sees.
 
-
 import { chargeWork } from "./alloc.js";
 import { Builtin, type BuiltinFn, type Kwargs } from "./builtin.js";
-import { Bytes, bytesFromUtf8, Dict, List, Range, StarSet } from "./collections.js";
+import {
+  Bytes,
+  bytesFromUtf8,
+  Dict,
+  List,
+  Range,
+  StarSet,
+} from "./collections.js";
 import { fail, LimitError, StarlarkError } from "./errors.js";
 import { call } from "./interp.js";
 import { updateDict } from "./methods-table.js";
 import { floatToInt, intAbs, intToFloat } from "./numeric.js";
 import * as ops from "./ops.js";
 import type { Thread } from "./thread.js";
-import { optBool, optString, unpackArgs, unpackPositional, wantInt, wantString } from "./unpack.js";
-import { Float, isInt, mkTuple, normInt, repr, str, truth, typeName, type Value } from "./value.js";
+import {
+  optBool,
+  optString,
+  unpackArgs,
+  unpackPositional,
+  wantInt,
+  wantString,
+} from "./unpack.js";
+import {
+  Float,
+  isInt,
+  mkTuple,
+  normInt,
+  repr,
+  str,
+  truth,
+  typeName,
+  type Value,
+} from "./value.js";
 
 // Maps f over xs; synchronous unless some call returns a Promise.
-export function mapMaybeAsync(xs: readonly Value[], f: (x: Value) => Value | Promise<Value>): Value[] | Promise<Value[]> {
+export function mapMaybeAsync(
+  xs: readonly Value[],
+  f: (x: Value) => Value | Promise<Value>,
+): Value[] | Promise<Value[]> {
   const out: Value[] = [];
   for (let i = 0; i < xs.length; i++) {
     const r = f(xs[i] ?? null);
     if (r instanceof Promise) {
       return (async () => {
         out.push(await r);
-        for (let j = i + 1; j < xs.length; j++) out.push(await f(xs[j] ?? null));
+        for (let j = i + 1; j < xs.length; j++)
+          out.push(await f(xs[j] ?? null));
         return out;
       })();
     }
@@ -34,9 +61,13 @@ function then<T, U>(v: T | Promise<T>, f: (x: T) => U): U | Promise<U> {
   return v instanceof Promise ? v.then(f) : f(v);
 }
 
-function keyFn(thread: Thread, key: Value | undefined): ((x: Value) => Value | Promise<Value>) | undefined {
+function keyFn(
+  thread: Thread,
+  key: Value | undefined,
+): ((x: Value) => Value | Promise<Value>) | undefined {
   if (key === undefined) return undefined;
-  if (!(key instanceof Builtin) && typeName(key) !== "function") fail(`for parameter key: got ${typeName(key)}, want callable`);
+  if (!(key instanceof Builtin) && typeName(key) !== "function")
+    fail(`for parameter key: got ${typeName(key)}, want callable`);
   return (x) => call(thread, key, [x]);
 }
 
@@ -59,15 +90,27 @@ export function mergeSort<T>(xs: T[], less: (a: T, b: T) => boolean): T[] {
   return out;
 }
 
-function sorted(thread: Thread, args: Value[], kwargs: Kwargs): Value | Promise<Value> {
-  const [iterable, key, reverse] = unpackArgs(args, kwargs, ["iterable", "key?", "reverse?"]);
-  if (!ops.isIterable(iterable ?? null)) fail(`for parameter iterable: got ${typeName(iterable ?? null)}, want iterable`);
+function sorted(
+  thread: Thread,
+  args: Value[],
+  kwargs: Kwargs,
+): Value | Promise<Value> {
+  const [iterable, key, reverse] = unpackArgs(args, kwargs, [
+    "iterable",
+    "key?",
+    "reverse?",
+  ]);
+  if (!ops.isIterable(iterable ?? null))
+    fail(
+      `for parameter iterable: got ${typeName(iterable ?? null)}, want iterable`,
+    );
   const xs = ops.toArray(iterable ?? null);
   const rev = optBool(reverse, "reverse", false);
   const kf = keyFn(thread, key);
   const keys = kf ? mapMaybeAsync(xs, kf) : xs;
   return then(keys, (ks) => {
-    const less = (a: number, b: number): boolean => ops.lt(ks[a] ?? null, ks[b] ?? null);
+    const less = (a: number, b: number): boolean =>
+      ops.lt(ks[a] ?? null, ks[b] ?? null);
     const lt = rev ? (a: number, b: number): boolean => less(b, a) : less;
     chargeWork(xs.length * Math.ceil(Math.log2(xs.length + 1)));
     let idx = xs.map((_, i) => i);
@@ -88,9 +131,14 @@ function sorted(thread: Thread, args: Value[], kwargs: Kwargs): Value | Promise<
 }
 
 function minmax(name: "min" | "max") {
-  return (thread: Thread, args: Value[], kwargs: Kwargs): Value | Promise<Value> => {
+  return (
+    thread: Thread,
+    args: Value[],
+    kwargs: Kwargs,
+  ): Value | Promise<Value> => {
     const [key] = unpackArgs([], kwargs, ["key?"]);
-    if (args.length === 0) fail(`${name} requires at least one positional argument`);
+    if (args.length === 0)
+      fail(`${name} requires at least one positional argument`);
     const xs = args.length === 1 ? ops.toArray(args[0] ?? null) : args;
     if (xs.length === 0) fail("empty sequence");
     const kf = keyFn(thread, key);
@@ -113,7 +161,8 @@ function basePrefix(s: string, base: number): { base: number; digits: string } {
   const prefixBase = p === "0x" ? 16 : p === "0o" ? 8 : p === "0b" ? 2 : 0;
   if (base === 0) {
     if (prefixBase) return { base: prefixBase, digits: s.slice(2) };
-    if (s.length > 1 && s[0] === "0" && /[^0]/.test(s)) return { base: -1, digits: s };
+    if (s.length > 1 && s[0] === "0" && /[^0]/.test(s))
+      return { base: -1, digits: s };
     return { base: 10, digits: s };
   }
   if (prefixBase === base) return { base, digits: s.slice(2) };
@@ -128,7 +177,8 @@ export function parseInt(orig: string, baseArg: number): number | bigint {
     s = s.slice(1);
   }
   const { base, digits } = basePrefix(s, baseArg);
-  const bad = (): never => fail(`invalid literal with base ${baseArg}: ${orig}`);
+  const bad = (): never =>
+    fail(`invalid literal with base ${baseArg}: ${orig}`);
   if (base < 0 || digits === "") bad();
   let n = 0n;
   const b = BigInt(base);
@@ -145,9 +195,11 @@ function intBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {
   const [x, baseV] = unpackArgs(args, kwargs, ["x", "base?"]);
   const v = x ?? null;
   if (baseV !== undefined) {
-    if (typeof v !== "string") fail("can't convert non-string with explicit base");
+    if (typeof v !== "string")
+      fail("can't convert non-string with explicit base");
     const base = wantInt(baseV, "base");
-    if (base !== 0 && (base < 2 || base > 36)) fail("base must be an integer >= 2 && <= 36");
+    if (base !== 0 && (base < 2 || base > 36))
+      fail("base must be an integer >= 2 && <= 36");
     return parseInt(v, base);
   }
   if (typeof v === "boolean") return v ? 1 : 0;
@@ -167,10 +219,12 @@ function floatBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {
   if (v instanceof Float) return v;
   if (typeof v === "boolean") return new Float(v ? 1 : 0);
   if (isInt(v)) return new Float(intToFloat(v));
-  if (typeof v !== "string") return fail(`got ${typeName(v)}, want number or string`);
+  if (typeof v !== "string")
+    return fail(`got ${typeName(v)}, want number or string`);
   const lower = v.toLowerCase().replace(/^[+-]/, "");
   const sign = v.startsWith("-") ? -1 : 1;
-  if (lower === "inf" || lower === "infinity") return new Float(sign * Infinity);
+  if (lower === "inf" || lower === "infinity")
+    return new Float(sign * Infinity);
   if (lower === "nan") return new Float(NaN);
   if (!FLOAT_RE.test(v)) fail(`invalid float literal: ${v}`);
   const f = Number(v);
@@ -184,10 +238,16 @@ function rangeBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {
   const nums = args.map((a, i) => {
     const name = names[i] ?? "step";
     if (!isInt(a)) fail(`for parameter ${name}: got ${typeName(a)}, want int`);
-    if (a < -2147483648 || a > 2147483647) fail(`for parameter ${name}: ${a} out of range (want value in signed 32-bit range)`);
+    if (a < -2147483648 || a > 2147483647)
+      fail(
+        `for parameter ${name}: ${a} out of range (want value in signed 32-bit range)`,
+      );
     return Number(a);
   });
-  const [start, stop, step] = nums.length === 1 ? [0, nums[0] ?? 0, 1] : [nums[0] ?? 0, nums[1] ?? 0, nums[2] ?? 1];
+  const [start, stop, step] =
+    nums.length === 1
+      ? [0, nums[0] ?? 0, 1]
+      : [nums[0] ?? 0, nums[1] ?? 0, nums[2] ?? 1];
   if (step === 0) fail("step argument must not be zero");
   return new Range(start, stop, step);
 }
@@ -202,7 +262,8 @@ function enumerateBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {
 function zipBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {
   unpackPositional(args, kwargs, 0, Infinity);
   const cols = args.map((a, i) => {
-    if (!ops.isIterable(a)) fail(`argument #${i + 1} is not iterable: ${typeName(a)}`);
+    if (!ops.isIterable(a))
+      fail(`argument #${i + 1} is not iterable: ${typeName(a)}`);
     return ops.toArray(a);
   });
   const n = cols.length === 0 ? 0 : Math.min(...cols.map((c) => c.length));
@@ -230,7 +291,8 @@ function ordBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {
   }
   if (typeof v !== "string") return fail(`got ${typeName(v)}, want string`);
   const cps = [...v];
-  if (cps.length !== 1) fail(`string encodes ${cps.length} Unicode code points, want 1`);
+  if (cps.length !== 1)
+    fail(`string encodes ${cps.length} Unicode code points, want 1`);
   return v.codePointAt(0) ?? 0;
 }
 
@@ -239,9 +301,13 @@ function bytesBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {
   const v = args[0] ?? null;
   if (typeof v === "string") return bytesFromUtf8(v);
   if (v instanceof Bytes) return v;
-  if (!ops.isIterable(v)) fail(`want string, bytes, or iterable of ints, got ${typeName(v)}`);
+  if (!ops.isIterable(v))
+    fail(`want string, bytes, or iterable of ints, got ${typeName(v)}`);
   const out = ops.toArray(v).map((x) => {
-    if (!isInt(x) || x < 0 || x > 255) fail(`at index: ${repr(x)} out of range (want value in unsigned 8-bit range)`);
+    if (!isInt(x) || x < 0 || x > 255)
+      fail(
+        `at index: ${repr(x)} out of range (want value in unsigned 8-bit range)`,
+      );
     return String.fromCharCode(Number(x));
   });
   return new Bytes(out.join(""));
@@ -250,10 +316,16 @@ function bytesBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {
 function hashBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {
   unpackPositional(args, kwargs, 1, 1);
   const v = args[0] ?? null;
-  const s = typeof v === "string" ? v : v instanceof Bytes ? v.data : fail(`got ${typeName(v)}, want string or bytes`);
+  const s =
+    typeof v === "string"
+      ? v
+      : v instanceof Bytes
+        ? v.data
+        : fail(`got ${typeName(v)}, want string or bytes`);
   // Java's String.hashCode, as starlark-java; equal strings hash equally.
   let h = 0;
-  for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0;
+  for (let i = 0; i < s.length; i++)
+    h = (Math.imul(31, h) + s.charCodeAt(i)) | 0;
   return h;
 }
 
@@ -286,7 +358,8 @@ function getattrBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {
 function lenBuiltin(_t: Thread, args: Value[], kwargs: Kwargs): Value {
   unpackPositional(args, kwargs, 1, 1);
   const n = ops.len(args[0] ?? null);
-  if (n === undefined) fail(`value of type ${typeName(args[0] ?? null)} has no len`);
+  if (n === undefined)
+    fail(`value of type ${typeName(args[0] ?? null)} has no len`);
   return n;
 }
 
@@ -324,7 +397,8 @@ function anyAll(isAll: boolean): BuiltinFn {
     unpackPositional(args, kwargs, 1, 1);
     const it = ops.mustIterate(args[0] ?? null);
     try {
-      for (let v = it.next(); v !== undefined; v = it.next()) if (truth(v) !== isAll) return !isAll;
+      for (let v = it.next(); v !== undefined; v = it.next())
+        if (truth(v) !== isAll) return !isAll;
     } finally {
       it.done();
     }
@@ -379,7 +453,8 @@ export const UNIVERSE: ReadonlyMap<string, Value> = new Map<string, Value>([
   ["None", null],
   ["True", true],
   ["False", false],
-  ...Object.entries(defs).map(([name, fn]): [string, Value] => [name, new Builtin(name, fn)]),
+  ...Object.entries(defs).map(([name, fn]): [string, Value] => [
+    name,
+    new Builtin(name, fn),
+  ]),
 ]);
-
-

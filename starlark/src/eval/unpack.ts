@@ -11,35 +11,54 @@ import { nearest } from "./spell.js";
 import { Float, isInt, typeName, type Value } from "./value.js";
 
 // eslint-disable-next-line complexity -- UnpackArgs' checks in starlark-go's order
-export function unpackArgs(args: readonly Value[], kwargs: Kwargs, spec: readonly string[]): (Value | undefined)[] {
+export function unpackArgs(
+  args: readonly Value[],
+  kwargs: Kwargs,
+  spec: readonly string[],
+): (Value | undefined)[] {
   const names = spec.map((s) => (s.endsWith("?") ? s.slice(0, -1) : s));
   if (args.length > spec.length) {
     fail(`got ${args.length} arguments, want at most ${spec.length}`);
   }
-  const out: (Value | undefined)[] = new Array<Value | undefined>(spec.length).fill(undefined);
+  const out: (Value | undefined)[] = new Array<Value | undefined>(
+    spec.length,
+  ).fill(undefined);
   for (let i = 0; i < args.length; i++) out[i] = args[i];
   for (const [k, v] of kwargs) {
     const i = names.indexOf(k);
     if (i < 0) {
       const near = nearest(k, names);
-      fail(`unexpected keyword argument ${k}${near === undefined ? "" : ` (did you mean ${near}?)`}`);
+      fail(
+        `unexpected keyword argument ${k}${near === undefined ? "" : ` (did you mean ${near}?)`}`,
+      );
     }
     if (out[i] !== undefined) fail(`got multiple values for parameter ${k}`);
     out[i] = v;
   }
   for (let i = 0; i < spec.length; i++) {
-    if (out[i] === undefined && !spec[i]?.endsWith("?")) fail(`missing argument for ${names[i]}`);
+    if (out[i] === undefined && !spec[i]?.endsWith("?"))
+      fail(`missing argument for ${names[i]}`);
   }
   return out;
 }
 
 // Positional-only unpacking: exactly min..max arguments and no keywords.
-export function unpackPositional(args: readonly Value[], kwargs: Kwargs, min: number, max: number): void {
+export function unpackPositional(
+  args: readonly Value[],
+  kwargs: Kwargs,
+  min: number,
+  max: number,
+): void {
   if (kwargs.length > 0) fail("unexpected keyword arguments");
   if (args.length < min) {
-    fail(`got ${args.length} arguments, want ${min === max ? "" : "at least "}${min}`);
+    fail(
+      `got ${args.length} arguments, want ${min === max ? "" : "at least "}${min}`,
+    );
   }
-  if (args.length > max) fail(`got ${args.length} arguments, want ${min === max ? "" : "at most "}${max}`);
+  if (args.length > max)
+    fail(
+      `got ${args.length} arguments, want ${min === max ? "" : "at most "}${max}`,
+    );
 }
 
 export function noKwargs(kwargs: Kwargs): void {
@@ -69,10 +88,18 @@ export function wantNumber(v: Value, param: string): Value {
   return isInt(v) || v instanceof Float ? v : want(v, param, "int or float");
 }
 
-export function optString(v: Value | undefined, param: string, dflt: string): string {
+export function optString(
+  v: Value | undefined,
+  param: string,
+  dflt: string,
+): string {
   return v === undefined ? dflt : wantString(v, param);
 }
 
-export function optBool(v: Value | undefined, param: string, dflt: boolean): boolean {
+export function optBool(
+  v: Value | undefined,
+  param: string,
+  dflt: boolean,
+): boolean {
   return v === undefined ? dflt : wantBool(v, param);
 }

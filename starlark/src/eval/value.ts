@@ -15,7 +15,8 @@
 import { fail } from "./errors.js";
 import { formatG } from "./float-format.js";
 
-export type Value = null | boolean | number | bigint | string | StarObject | Tuple;
+export type Value =
+  null | boolean | number | bigint | string | StarObject | Tuple;
 export type Tuple = readonly Value[];
 
 // A canonical Map key for a hashable value.
@@ -189,7 +190,8 @@ export function hashKey(v: Value): HashKey {
       return v;
     default:
       if (v === null) return null;
-      if (Array.isArray(v)) return `\u0001t(${(v as Tuple).map((e) => keyPart(hashKey(e))).join(",")})`;
+      if (Array.isArray(v))
+        return `\u0001t(${(v as Tuple).map((e) => keyPart(hashKey(e))).join(",")})`;
       return (v as StarObject).hashKey();
   }
 }
@@ -265,7 +267,12 @@ export function str(v: Value): string {
 
 // Repr of a container element with cycle detection: a container that contains itself
 // prints as "..." at the point of recursion, as starlark-go does.
-export function reprNested(o: StarObject, seen: StarObject[], body: () => string, cyc: string): string {
+export function reprNested(
+  o: StarObject,
+  seen: StarObject[],
+  body: () => string,
+  cyc: string,
+): string {
   if (seen.includes(o)) return cyc;
   seen.push(o);
   try {

@@ -1,11 +1,27 @@
 import { describe, expect, it } from "vitest";
 
-import type { Def, Expr, File, FileOptions, Ident, Stmt } from "../syntax/ast.js";
+import type {
+  Def,
+  Expr,
+  File,
+  FileOptions,
+  Ident,
+  Stmt,
+} from "../syntax/ast.js";
 import { DEFAULT_OPTIONS, parse, parseExpr } from "../syntax/parser.js";
 import { resolve, resolveExpr } from "./resolver.js";
 import { nearest } from "./spell.js";
 
-const UNIVERSE = new Set(["len", "print", "range", "set", "None", "True", "False", "float"]);
+const UNIVERSE = new Set([
+  "len",
+  "print",
+  "range",
+  "set",
+  "None",
+  "True",
+  "False",
+  "float",
+]);
 
 function resolved(src: string, options: Partial<FileOptions> = {}): File {
   const file = parse("t.star", src, options);
@@ -28,7 +44,12 @@ function errorsOf(src: string, options: Partial<FileOptions> = {}): string[] {
 }
 
 /** Every Ident in the tree named `name`, in source order. */
-function idents(node: unknown, name: string, out: Ident[] = [], seen = new Set<unknown>()): Ident[] {
+function idents(
+  node: unknown,
+  name: string,
+  out: Ident[] = [],
+  seen = new Set<unknown>(),
+): Ident[] {
   if (node === null || typeof node !== "object" || seen.has(node)) return out;
   seen.add(node);
   if (Array.isArray(node)) {
@@ -40,13 +61,16 @@ function idents(node: unknown, name: string, out: Ident[] = [], seen = new Set<u
   for (const [k, v] of Object.entries(rec)) {
     // Walk syntax only: bindings and resolver lists point back into the tree, and the `from`
     // names of a load are not variables.
-    if (!["binding", "locals", "freevars", "globals", "from"].includes(k)) idents(v, name, out, seen);
+    if (!["binding", "locals", "freevars", "globals", "from"].includes(k))
+      idents(v, name, out, seen);
   }
   return out;
 }
 
 const scopes = (file: File, name: string): string[] =>
-  idents(file.stmts, name).map((id) => `${id.binding?.scope}:${id.binding?.index}`);
+  idents(file.stmts, name).map(
+    (id) => `${id.binding?.scope}:${id.binding?.index}`,
+  );
 
 const def = (s: Stmt | Expr | undefined): Def => {
   if (s?.kind !== "Def") throw new Error("not a def");
@@ -70,20 +94,45 @@ describe("resolver: scopes", () => {
   });
 
   it("puts parameters first: named, keyword-only, *args, **kwargs; bare * takes no slot", () => {
-    const file = resolved("def f(a, b=1, *args, c, d=2, **kw):\n  e = 1\ndef g(a, *, k):\n  pass\n");
+    const file = resolved(
+      "def f(a, b=1, *args, c, d=2, **kw):\n  e = 1\ndef g(a, *, k):\n  pass\n",
+    );
     const f = def(file.stmts[0]).function;
-    expect(f.locals.map((l) => l.name)).toEqual(["a", "b", "c", "d", "args", "kw", "e"]);
-    expect(f).toMatchObject({ numParams: 6, numKwonlyParams: 2, hasVarargs: true, hasKwargs: true });
+    expect(f.locals.map((l) => l.name)).toEqual([
+      "a",
+      "b",
+      "c",
+      "d",
+      "args",
+      "kw",
+      "e",
+    ]);
+    expect(f).toMatchObject({
+      numParams: 6,
+      numKwonlyParams: 2,
+      hasVarargs: true,
+      hasKwargs: true,
+    });
     const g = def(file.stmts[1]).function;
     expect(g.locals.map((l) => l.name)).toEqual(["a", "k"]);
-    expect(g).toMatchObject({ numParams: 2, numKwonlyParams: 1, hasVarargs: false, hasKwargs: false });
+    expect(g).toMatchObject({
+      numParams: 2,
+      numKwonlyParams: 1,
+      hasVarargs: false,
+      hasKwargs: false,
+    });
   });
 
   it("turns a captured local into a cell and gives the inner function a free variable", () => {
-    const file = resolved("def outer():\n  x = 1\n  def inner():\n    return x\n  return inner\n");
+    const file = resolved(
+      "def outer():\n  x = 1\n  def inner():\n    return x\n  return inner\n",
+    );
     const outer = def(file.stmts[0]).function;
     const inner = def(outer.body[1]).function;
-    expect(outer.locals.map((l) => `${l.name}:${l.scope}`)).toEqual(["x:cell", "inner:local"]);
+    expect(outer.locals.map((l) => `${l.name}:${l.scope}`)).toEqual([
+      "x:cell",
+      "inner:local",
+    ]);
     expect(inner.freevars).toEqual([outer.locals[0]]);
     expect(scopes(file, "x")).toEqual(["cell:0", "free:0"]);
   });
@@ -121,7 +170,9 @@ describe("resolver: scopes", () => {
 
   it("keeps top-level comprehension variables in the file's locals", () => {
     const file = resolved("y = [x for x in range(3) if x]\n");
-    expect(file.locals.map((l) => `${l.name}:${l.scope}:${l.index}`)).toEqual(["x:local:0"]);
+    expect(file.locals.map((l) => `${l.name}:${l.scope}:${l.index}`)).toEqual([
+      "x:local:0",
+    ]);
     expect(scopes(file, "x")).toEqual(["local:0", "local:0", "local:0"]);
   });
 
@@ -132,14 +183,21 @@ describe("resolver: scopes", () => {
 
   it("resolves the first for clause's operand outside the comprehension", () => {
     const file = resolved("x = [1]\ny = [x for x in x]\n");
-    expect(scopes(file, "x")).toEqual(["global:0", "local:0", "local:0", "global:0"]);
+    expect(scopes(file, "x")).toEqual([
+      "global:0",
+      "local:0",
+      "local:0",
+      "global:0",
+    ]);
   });
 
   it("binds load names file-locally, or globally with loadbindsglobally", () => {
     const local = resolved('load("m", "a")\nb = a\n');
     expect(local.locals.map((l) => l.name)).toEqual(["a"]);
     expect(scopes(local, "a")).toEqual(["local:0", "local:0"]);
-    const global = resolved('load("m", "a")\nb = a\n', { loadbindsglobally: true });
+    const global = resolved('load("m", "a")\nb = a\n', {
+      loadbindsglobally: true,
+    });
     expect(global.globals.map((g) => g.name)).toEqual(["a", "b"]);
   });
 
@@ -155,21 +213,39 @@ describe("resolver: errors", () => {
     ["hello = 1\nprint(hollo)\n", "2: undefined: hollo (did you mean hello?)"],
     ["x = 1\nx = 2\n", "2: cannot reassign global x declared at t.star:1:1"],
     ["x = 1\nx += 2\n", "2: cannot reassign global x declared at t.star:1:1"],
-    ['load("m", "x")\nx = 1\n', "2: cannot reassign local x declared at t.star:1:12"],
+    [
+      'load("m", "x")\nx = 1\n',
+      "2: cannot reassign local x declared at t.star:1:12",
+    ],
     ['load("m", "x")\nload("m", "x")\n', "2: cannot reassign top-level x"],
     ["if M:\n  pass\n", "1: if statement not within a function"],
     ["for x in M:\n  pass\n", "1: for loop not within a function"],
-    ["def f():\n  while M:\n    pass\n", "2: this Starlark dialect does not support while loops"],
+    [
+      "def f():\n  while M:\n    pass\n",
+      "2: this Starlark dialect does not support while loops",
+    ],
     ["return\n", "1: return statement not within a function"],
     ["break\n", "1: break not in a loop"],
-    ["def f():\n  for x in M:\n    def g():\n      continue\n", "4: continue not in a loop"],
+    [
+      "def f():\n  for x in M:\n    def g():\n      continue\n",
+      "4: continue not in a loop",
+    ],
     ['def f():\n  load("m", "x")\n', "2: load statement within a function"],
-    ['load("m", "_x")\n', "1: load: names with leading underscores are not exported: _x"],
+    [
+      'load("m", "_x")\n',
+      "1: load: names with leading underscores are not exported: _x",
+    ],
     ['load("m", "")\n', "1: load: empty identifier"],
     ["1 = 2\n", "1: can't assign to literal"],
     ["f() = 2\n", "1: can't assign to callexpr"],
-    ["def f():\n  a, b += 1\n", "2: can't use tuple expression in augmented assignment"],
-    ["def f():\n  [a] += 1\n", "2: can't use list expression in augmented assignment"],
+    [
+      "def f():\n  a, b += 1\n",
+      "2: can't use tuple expression in augmented assignment",
+    ],
+    [
+      "def f():\n  [a] += 1\n",
+      "2: can't use list expression in augmented assignment",
+    ],
     ["M(x=1, 2)\n", "1: positional argument may not follow named"],
     ["M(*M, 2)\n", "1: positional argument may not follow *args"],
     ["M(**M, 2)\n", "1: positional argument may not follow **kwargs"],
@@ -185,7 +261,10 @@ describe("resolver: errors", () => {
     ["def f(**k, *a): pass\n", "1: * parameter may not follow **k"],
     ["def f(*a, *b): pass\n", "1: multiple * parameters not allowed"],
     ["def f(**a, **b): pass\n", "1: multiple ** parameters not allowed"],
-    ["def f(*): pass\n", "1: bare * must be followed by keyword-only parameters"],
+    [
+      "def f(*): pass\n",
+      "1: bare * must be followed by keyword-only parameters",
+    ],
     ["def f(a, a): pass\n", "1: duplicate parameter: a"],
     ["def f(a, *a): pass\n", "1: duplicate parameter: a"],
     ["x = set()\n", "1: this Starlark dialect does not support sets"],
@@ -204,7 +283,9 @@ describe("resolver: errors", () => {
   });
 
   it("does not suggest anything for a name with no near candidate", () => {
-    expect(errorsOf("def f(abc):\n  print(goodbye)\n")).toEqual(["2: undefined: goodbye"]);
+    expect(errorsOf("def f(abc):\n  print(goodbye)\n")).toEqual([
+      "2: undefined: goodbye",
+    ]);
   });
 
   it("collects every error rather than stopping at the first, undefined names last as in starlark-go", () => {
@@ -224,23 +305,29 @@ describe("resolver: errors", () => {
         globalreassign: true,
       }),
     ).toEqual([]);
-    expect(errorsOf("while M:\n  pass\n", { while: true })).toEqual(["1: while loop not within a function"]);
-    expect(errorsOf("if M:\n  load('m', 'x')\n", { toplevelcontrol: true })).toEqual([
-      "2: load statement within a conditional",
+    expect(errorsOf("while M:\n  pass\n", { while: true })).toEqual([
+      "1: while loop not within a function",
     ]);
-    expect(errorsOf("for a in M:\n  load('m', 'x')\n", { toplevelcontrol: true })).toEqual([
-      "2: load statement within a loop",
-    ]);
+    expect(
+      errorsOf("if M:\n  load('m', 'x')\n", { toplevelcontrol: true }),
+    ).toEqual(["2: load statement within a conditional"]);
+    expect(
+      errorsOf("for a in M:\n  load('m', 'x')\n", { toplevelcontrol: true }),
+    ).toEqual(["2: load statement within a loop"]);
   });
 
   it("with globalreassign, requires a top-level name to be bound before use", () => {
-    expect(errorsOf("y = x\nx = 1\n", { globalreassign: true })).toEqual(["1: undefined: x"]);
+    expect(errorsOf("y = x\nx = 1\n", { globalreassign: true })).toEqual([
+      "1: undefined: x",
+    ]);
     expect(errorsOf("y = x\nx = 1\n")).toEqual([]);
   });
 
   it("limits a call to 255 positional arguments", () => {
     const args = Array.from({ length: 256 }, () => "1").join(", ");
-    expect(errorsOf(`M(${args})\n`)).toEqual(["1: 256 positional arguments in call, limit is 255"]);
+    expect(errorsOf(`M(${args})\n`)).toEqual([
+      "1: 256 positional arguments in call, limit is 255",
+    ]);
   });
 });
 
@@ -264,6 +351,8 @@ describe("resolveExpr", () => {
       (n) => UNIVERSE.has(n),
     );
     expect(locals.map((l) => l.name)).toEqual(["x"]);
-    expect(errors.map((err) => err.message)).toEqual(["e.star:1:21: undefined: y"]);
+    expect(errors.map((err) => err.message)).toEqual([
+      "e.star:1:21: undefined: y",
+    ]);
   });
 });

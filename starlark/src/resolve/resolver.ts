@@ -163,7 +163,12 @@ class Resolver {
       bind = this.globals.get(id.name);
       existed = bind !== undefined;
       if (bind === undefined) {
-        bind = { scope: "global", index: this.moduleGlobals.length, name: id.name, firstPos: id.pos };
+        bind = {
+          scope: "global",
+          index: this.moduleGlobals.length,
+          name: id.name,
+          firstPos: id.pos,
+        };
         this.globals.set(id.name, bind);
         this.moduleGlobals.push(bind);
       }
@@ -183,7 +188,12 @@ class Resolver {
     if (!existed) {
       const fn = this.container().fn;
       const locals = fn !== null ? fn.locals : this.moduleLocals;
-      const bind: Binding = { scope: "local", index: locals.length, name: id.name, firstPos: id.pos };
+      const bind: Binding = {
+        scope: "local",
+        index: locals.length,
+        name: id.name,
+        firstPos: id.pos,
+      };
       this.env.bindings.set(id.name, bind);
       locals.push(bind);
     }
@@ -204,7 +214,10 @@ class Resolver {
 
   private useToplevel(use: Use): Binding {
     const { id } = use;
-    let bind = this.file.bindings.get(id.name) ?? this.globals.get(id.name) ?? this.predeclared.get(id.name);
+    let bind =
+      this.file.bindings.get(id.name) ??
+      this.globals.get(id.name) ??
+      this.predeclared.get(id.name);
     if (bind === undefined) bind = this.newPredeclared(use);
     id.binding = bind;
     return bind;
@@ -213,13 +226,24 @@ class Resolver {
   private newPredeclared(use: Use): Binding {
     const { id } = use;
     if (this.isPredeclared(id.name)) {
-      const bind: Binding = { scope: "predeclared", index: 0, name: id.name, firstPos: id.pos };
+      const bind: Binding = {
+        scope: "predeclared",
+        index: 0,
+        name: id.name,
+        firstPos: id.pos,
+      };
       this.predeclared.set(id.name, bind);
       return bind;
     }
     if (this.isUniversal(id.name)) {
-      if (!this.options.set && id.name === "set") this.errorf(id.pos, DOESNT + "support sets");
-      const bind: Binding = { scope: "universal", index: 0, name: id.name, firstPos: id.pos };
+      if (!this.options.set && id.name === "set")
+        this.errorf(id.pos, DOESNT + "support sets");
+      const bind: Binding = {
+        scope: "universal",
+        index: 0,
+        name: id.name,
+        firstPos: id.pos,
+      };
       this.predeclared.set(id.name, bind);
       return bind;
     }
@@ -233,7 +257,8 @@ class Resolver {
 
   private spellcheck(use: Use): string {
     const names: string[] = [];
-    for (let b: Block | null = use.env; b !== null; b = b.parent) names.push(...b.bindings.keys());
+    for (let b: Block | null = use.env; b !== null; b = b.parent)
+      names.push(...b.bindings.keys());
     for (const g of this.moduleGlobals) names.push(g.name);
     names.sort();
     return nearest(use.id.name, names);
@@ -252,10 +277,13 @@ class Resolver {
     (this.stmtHandlers[stmt.kind] as (s: Stmt) => void)(stmt);
   }
 
-  private readonly stmtHandlers: { [K in Stmt["kind"]]: (s: Extract<Stmt, { kind: K }>) => void } = {
+  private readonly stmtHandlers: {
+    [K in Stmt["kind"]]: (s: Extract<Stmt, { kind: K }>) => void;
+  } = {
     ExprStmt: (s) => this.expr(s.x),
     Branch: (s) => {
-      if (this.loops === 0 && s.token !== "pass") this.errorf(s.pos, `${s.token} not in a loop`);
+      if (this.loops === 0 && s.token !== "pass")
+        this.errorf(s.pos, `${s.token} not in a loop`);
     },
     If: (s) => {
       this.topLevelControl(s.pos, "if statement");
@@ -280,13 +308,15 @@ class Resolver {
       this.loop(s.body);
     },
     While: (s) => {
-      if (!this.options.while) this.errorf(s.pos, DOESNT + "support while loops");
+      if (!this.options.while)
+        this.errorf(s.pos, DOESNT + "support while loops");
       this.topLevelControl(s.pos, "while loop");
       this.expr(s.cond);
       this.loop(s.body);
     },
     Return: (s) => {
-      if (this.container().fn === null) this.errorf(s.pos, "return statement not within a function");
+      if (this.container().fn === null)
+        this.errorf(s.pos, "return statement not within a function");
       if (s.result !== null) this.expr(s.result);
     },
     Load: (s) => this.load(s),
@@ -299,16 +329,22 @@ class Resolver {
   }
 
   private load(stmt: Load): void {
-    if (this.container().fn !== null) this.errorf(stmt.pos, "load statement within a function");
-    else if (this.loops > 0) this.errorf(stmt.pos, "load statement within a loop");
-    else if (this.ifstmts > 0) this.errorf(stmt.pos, "load statement within a conditional");
+    if (this.container().fn !== null)
+      this.errorf(stmt.pos, "load statement within a function");
+    else if (this.loops > 0)
+      this.errorf(stmt.pos, "load statement within a loop");
+    else if (this.ifstmts > 0)
+      this.errorf(stmt.pos, "load statement within a conditional");
     stmt.from.forEach((from, i) => {
       if (from.name === "") {
         this.errorf(from.pos, "load: empty identifier");
         return;
       }
       if (from.name.startsWith("_")) {
-        this.errorf(from.pos, `load: names with leading underscores are not exported: ${from.name}`);
+        this.errorf(
+          from.pos,
+          `load: names with leading underscores are not exported: ${from.name}`,
+        );
       }
       const id = stmt.to[i]!;
       if (this.options.loadbindsglobally) {
@@ -340,13 +376,22 @@ class Resolver {
         this.assign(lhs.x, isAugmented);
         return;
       default:
-        this.errorf(lhs.pos, `can't assign to ${TARGET_NAMES[lhs.kind] ?? lhs.kind.toLowerCase()}`);
+        this.errorf(
+          lhs.pos,
+          `can't assign to ${TARGET_NAMES[lhs.kind] ?? lhs.kind.toLowerCase()}`,
+        );
     }
   }
 
-  private assignSequence(kind: "Tuple" | "List", pos: Pos, elems: Expr[], isAugmented: boolean): void {
+  private assignSequence(
+    kind: "Tuple" | "List",
+    pos: Pos,
+    elems: Expr[],
+    isAugmented: boolean,
+  ): void {
     const what = kind === "Tuple" ? "tuple" : "list";
-    if (isAugmented) this.errorf(pos, `can't use ${what} expression in augmented assignment`);
+    if (isAugmented)
+      this.errorf(pos, `can't use ${what} expression in augmented assignment`);
     for (const e of elems) this.assign(e, isAugmented);
   }
 
@@ -354,11 +399,14 @@ class Resolver {
     (this.exprHandlers[e.kind] as (x: Expr) => void)(e);
   }
 
-  private readonly exprHandlers: { [K in Expr["kind"]]: (e: Extract<Expr, { kind: K }>) => void } = {
+  private readonly exprHandlers: {
+    [K in Expr["kind"]]: (e: Extract<Expr, { kind: K }>) => void;
+  } = {
     Ident: (e) => this.use(e),
     Literal: () => undefined,
     FString: (e) => {
-      for (const part of e.parts) if (typeof part !== "string") this.expr(part.expr);
+      for (const part of e.parts)
+        if (typeof part !== "string") this.expr(part.expr);
     },
     List: (e) => this.exprs(e.elems),
     Tuple: (e) => this.exprs(e.elems),
@@ -369,7 +417,8 @@ class Resolver {
     Index: (e) => this.exprs([e.x, e.y]),
     Slice: (e) => this.exprs([e.x, e.lo, e.hi, e.step]),
     ListComp: (e) => this.comprehension(e.clauses, [e.body]),
-    DictComp: (e) => this.comprehension(e.clauses, [e.entry.key, e.entry.value]),
+    DictComp: (e) =>
+      this.comprehension(e.clauses, [e.entry.key, e.entry.value]),
     Unary: (e) => this.expr(e.x),
     Paren: (e) => this.expr(e.x),
     Binary: (e) => this.exprs([e.x, e.y]),
@@ -404,14 +453,24 @@ class Resolver {
   }
 
   private callArgs(pos: Pos, args: CallArg[]): void {
-    const seen: ArgState = { varargs: false, kwargs: false, names: new Set(), positional: 0, named: 0 };
+    const seen: ArgState = {
+      varargs: false,
+      kwargs: false,
+      names: new Set(),
+      positional: 0,
+      named: 0,
+    };
     for (const arg of args) {
       this.checkArg(arg, seen);
       this.expr(arg.value);
     }
     if (seen.positional >= 256)
-      this.errorf(pos, `${seen.positional} positional arguments in call, limit is 255`);
-    if (seen.named >= 256) this.errorf(pos, `${seen.named} keyword arguments in call, limit is 255`);
+      this.errorf(
+        pos,
+        `${seen.positional} positional arguments in call, limit is 255`,
+      );
+    if (seen.named >= 256)
+      this.errorf(pos, `${seen.named} keyword arguments in call, limit is 255`);
   }
 
   /** starlark-go's argument order rules: positional, named, *args, **kwargs. */
@@ -433,23 +492,36 @@ class Resolver {
 
   private checkPositionalArg(pos: Pos, seen: ArgState): void {
     seen.positional++;
-    const after = seen.varargs ? "*args" : seen.kwargs ? "**kwargs" : seen.names.size > 0 ? "named" : null;
-    if (after !== null) this.errorf(pos, `positional argument may not follow ${after}`);
+    const after = seen.varargs
+      ? "*args"
+      : seen.kwargs
+        ? "**kwargs"
+        : seen.names.size > 0
+          ? "named"
+          : null;
+    if (after !== null)
+      this.errorf(pos, `positional argument may not follow ${after}`);
   }
 
   private checkKeywordArg(arg: KeywordArg, seen: ArgState): void {
     seen.named++;
-    if (seen.kwargs) this.errorf(arg.pos, "keyword argument may not follow **kwargs");
-    else if (seen.varargs) this.errorf(arg.pos, "keyword argument may not follow *args");
+    if (seen.kwargs)
+      this.errorf(arg.pos, "keyword argument may not follow **kwargs");
+    else if (seen.varargs)
+      this.errorf(arg.pos, "keyword argument may not follow *args");
     if (seen.names.has(arg.name))
-      this.errorf(arg.pos, `keyword argument ${JSON.stringify(arg.name)} is repeated`);
+      this.errorf(
+        arg.pos,
+        `keyword argument ${JSON.stringify(arg.name)} is repeated`,
+      );
     seen.names.add(arg.name);
   }
 
   private function(fn: Function): void {
     // Default values are evaluated, hence resolved, in the enclosing environment.
     for (const param of fn.params)
-      if (param.kind === "NamedParam" && param.default !== null) this.expr(param.default);
+      if (param.kind === "NamedParam" && param.default !== null)
+        this.expr(param.default);
     const b = newBlock(this.env, fn);
     this.push(b);
     this.params(fn);
@@ -469,12 +541,18 @@ class Resolver {
   }
 
   private params(fn: Function): void {
-    const st: ParamState = { seenOptional: false, star: null, starStar: null, numKwonly: 0 };
+    const st: ParamState = {
+      seenOptional: false,
+      star: null,
+      starStar: null,
+      numKwonly: 0,
+    };
     for (const param of fn.params) {
       if (param.kind === "NamedParam") this.namedParam(param, st);
       else if (param.kind === "StarParam") this.starParam(param, st);
       else {
-        if (st.starStar !== null) this.errorf(param.pos, "multiple ** parameters not allowed");
+        if (st.starStar !== null)
+          this.errorf(param.pos, "multiple ** parameters not allowed");
         st.starStar = param.name;
       }
     }
@@ -484,7 +562,10 @@ class Resolver {
       this.bindParam(st.star.name, st.star.name.pos);
       fn.hasVarargs = true;
     } else if (st.star !== null && st.numKwonly === 0) {
-      this.errorf(st.star.pos, "bare * must be followed by keyword-only parameters");
+      this.errorf(
+        st.star.pos,
+        "bare * must be followed by keyword-only parameters",
+      );
     }
     if (st.starStar !== null) {
       this.bindParam(st.starStar, st.starStar.pos);
@@ -511,8 +592,13 @@ class Resolver {
   }
 
   private starParam(param: StarParam, st: ParamState): void {
-    if (st.starStar !== null) this.errorf(param.pos, `* parameter may not follow **${st.starStar.name}`);
-    else if (st.star !== null) this.errorf(param.pos, "multiple * parameters not allowed");
+    if (st.starStar !== null)
+      this.errorf(
+        param.pos,
+        `* parameter may not follow **${st.starStar.name}`,
+      );
+    else if (st.star !== null)
+      this.errorf(param.pos, "multiple * parameters not allowed");
     else st.star = param;
   }
 
@@ -526,7 +612,10 @@ class Resolver {
     let bind = env.bindings.get(use.id.name);
     if (bind !== undefined) return bind;
     bind = this.lookupLexical(use, env.parent ?? this.file);
-    if (env.fn !== null && (bind.scope === "local" || bind.scope === "free" || bind.scope === "cell")) {
+    if (
+      env.fn !== null &&
+      (bind.scope === "local" || bind.scope === "free" || bind.scope === "cell")
+    ) {
       // Found in an enclosing function: capture it. The outer local becomes a cell, the
       // function gets a free variable, and the inner block a "free" binding to it.
       if (bind.scope === "local") bind.scope = "cell";
@@ -555,7 +644,8 @@ function resolveLocalUses(b: Block): void {
   const unresolved: Use[] = [];
   for (const use of b.uses) {
     const bind = lookupLocal(use);
-    if (bind !== undefined && (bind.scope === "local" || bind.scope === "cell")) use.id.binding = bind;
+    if (bind !== undefined && (bind.scope === "local" || bind.scope === "cell"))
+      use.id.binding = bind;
     else unresolved.push(use);
   }
   b.uses = unresolved;
@@ -576,7 +666,12 @@ export function resolve(
   isUniversal: (name: string) => boolean,
   opts: ResolveOptions = {},
 ): ResolveError[] {
-  const r = new Resolver(file.path, opts.options ?? file.options, isPredeclared, isUniversal);
+  const r = new Resolver(
+    file.path,
+    opts.options ?? file.options,
+    isPredeclared,
+    isUniversal,
+  );
   r.run(file.stmts);
   file.globals = r.moduleGlobals;
   file.locals = r.moduleLocals;

@@ -56,7 +56,8 @@ export interface Pos {
   readonly col: number;
 }
 
-export type Scope = "local" | "cell" | "free" | "global" | "predeclared" | "universal";
+export type Scope =
+  "local" | "cell" | "free" | "global" | "predeclared" | "universal";
 
 export interface Binding {
   scope: Scope;
@@ -145,7 +146,19 @@ export type Param = NamedParam | StarParam | StarStarParam;
 // ---------------------------------------------------------------------------------------------
 // Statements
 
-export type AssignOp = "=" | "+=" | "-=" | "*=" | "/=" | "//=" | "%=" | "&=" | "|=" | "^=" | "<<=" | ">>=";
+export type AssignOp =
+  | "="
+  | "+="
+  | "-="
+  | "*="
+  | "/="
+  | "//="
+  | "%="
+  | "&="
+  | "|="
+  | "^="
+  | "<<="
+  | ">>=";
 
 export interface Assign {
   readonly kind: "Assign";
@@ -217,7 +230,8 @@ export interface Branch {
   readonly token: "break" | "continue" | "pass";
 }
 
-export type Stmt = Assign | Def | ExprStmt | For | While | If | Load | Return | Branch;
+export type Stmt =
+  Assign | Def | ExprStmt | For | While | If | Load | Return | Branch;
 
 // ---------------------------------------------------------------------------------------------
 // Expressions
@@ -480,4 +494,5 @@ export type Expr =
   | Paren
   | Cond;
 
-export type Node = File | Stmt | Expr | Param | CallArg | DictEntry | CompClause | FStringField;
+export type Node =
+  File | Stmt | Expr | Param | CallArg | DictEntry | CompClause | FStringField;

@@ -44,9 +44,13 @@ export class FStringParser {
   private posAt(i: number): Pos {
     const before = this.raw.slice(0, this.bodyStart + i);
     const nl = before.lastIndexOf("\n");
-    if (nl < 0) return { line: this.pos.line, col: this.pos.col + [...before].length };
+    if (nl < 0)
+      return { line: this.pos.line, col: this.pos.col + [...before].length };
     const lines = before.split("\n").length - 1;
-    return { line: this.pos.line + lines, col: 1 + [...before.slice(nl + 1)].length };
+    return {
+      line: this.pos.line + lines,
+      col: 1 + [...before.slice(nl + 1)].length,
+    };
   }
 
   private flushText(): void {
@@ -116,35 +120,57 @@ export class FStringParser {
       this.flushText();
       exprText = exprText.slice(0, exprText.lastIndexOf("="));
     }
-    if (exprText.trim() === "") this.p.fail(this.posAt(start), "f-string: empty expression not allowed");
+    if (exprText.trim() === "")
+      this.p.fail(this.posAt(start), "f-string: empty expression not allowed");
     const expr = this.p.parseField(exprText, this.posAt(start));
     const conv = this.conversion(end);
     const { spec, next } = this.spec(conv.next, start);
-    if (b[next] !== "}") this.p.fail(this.posAt(next), "f-string: expecting '}'");
-    const conversion = conv.conversion ?? (selfDoc && spec === null ? "r" : null);
-    this.parts.push({ kind: "FStringField", pos: this.posAt(start - 1), expr, conversion, spec });
+    if (b[next] !== "}")
+      this.p.fail(this.posAt(next), "f-string: expecting '}'");
+    const conversion =
+      conv.conversion ?? (selfDoc && spec === null ? "r" : null);
+    this.parts.push({
+      kind: "FStringField",
+      pos: this.posAt(start - 1),
+      expr,
+      conversion,
+      spec,
+    });
     return next + 1;
   }
 
   /** An optional `!s` / `!r` at i. */
-  private conversion(i: number): { conversion: "s" | "r" | null; next: number } {
+  private conversion(i: number): {
+    conversion: "s" | "r" | null;
+    next: number;
+  } {
     if (this.body[i] !== "!") return { conversion: null, next: i };
     const conv = this.body[i + 1];
     if (conv !== "s" && conv !== "r") {
-      this.p.fail(this.posAt(i), "f-string: invalid conversion character: expected 's' or 'r'");
+      this.p.fail(
+        this.posAt(i),
+        "f-string: invalid conversion character: expected 's' or 'r'",
+      );
     }
     return { conversion: conv, next: i + 2 };
   }
 
   /** An optional `:spec` at i, up to the closing brace. */
-  private spec(i: number, fieldStart: number): { spec: string | null; next: number } {
+  private spec(
+    i: number,
+    fieldStart: number,
+  ): { spec: string | null; next: number } {
     const b = this.body;
     if (b[i] !== ":") return { spec: null, next: i };
     const close = b.indexOf("}", i + 1);
-    if (close < 0) this.p.fail(this.posAt(fieldStart - 1), "f-string: expecting '}'");
+    if (close < 0)
+      this.p.fail(this.posAt(fieldStart - 1), "f-string: expecting '}'");
     const spec = b.slice(i + 1, close);
     if (spec.includes("{"))
-      this.p.fail(this.posAt(i), "f-string: nested replacement fields are not supported");
+      this.p.fail(
+        this.posAt(i),
+        "f-string: nested replacement fields are not supported",
+      );
     return { spec, next: close };
   }
 }

@@ -25,8 +25,10 @@ const TOKEN_HINTS: Partial<Record<Token, string>> = {
   yield: "Starlark has no generators; build a list and return it",
   is: "Starlark has no 'is' operator; compare with == or !=, e.g. x == None",
   del: "Starlark has no del statement; use dict.pop(key) or list.pop(index)",
-  async: "Starlark has no async/await; host calls are awaited for you, so call them like ordinary functions",
-  await: "Starlark has no async/await; host calls are awaited for you, so call them like ordinary functions",
+  async:
+    "Starlark has no async/await; host calls are awaited for you, so call them like ordinary functions",
+  await:
+    "Starlark has no async/await; host calls are awaited for you, so call them like ordinary functions",
   "**": "Starlark has no ** power operator; multiply (x * x) or loop",
 };
 
@@ -41,16 +43,21 @@ export const STARRED_HINT =
 export const DOUBLE_STARRED_HINT =
   " (Starlark has no ** unpacking in literals such as `{**a, **b}`; merge dicts with dict(a, **b) or a | b)";
 
-export const CHAINED_COMPARISON_HINT = " (Starlark has no chained comparisons; write `a < b and b < c`)";
+export const CHAINED_COMPARISON_HINT =
+  " (Starlark has no chained comparisons; write `a < b and b < c`)";
 
 /** Python built-ins that Starlark lacks, with the Starlark way. */
 const BUILTIN_HINTS: Readonly<Record<string, string>> = {
   sum: "Starlark has no sum(); add in a for loop",
-  isinstance: 'Starlark has no isinstance(); compare type(x) == "int" (type returns a string)',
-  issubclass: "Starlark has no classes; compare type(x) with a type name string",
+  isinstance:
+    'Starlark has no isinstance(); compare type(x) == "int" (type returns a string)',
+  issubclass:
+    "Starlark has no classes; compare type(x) with a type name string",
   map: "Starlark has no map(); use a list comprehension: [f(x) for x in xs]",
-  filter: "Starlark has no filter(); use a list comprehension: [x for x in xs if cond(x)]",
-  round: 'Starlark has no round(); use int(x + 0.5) for non-negative x, or format with "%.2f" % x',
+  filter:
+    "Starlark has no filter(); use a list comprehension: [x for x in xs if cond(x)]",
+  round:
+    'Starlark has no round(); use int(x + 0.5) for non-negative x, or format with "%.2f" % x',
   open: "Starlark has no file access",
   input: "Starlark has no input(); the host passes data in",
   pow: "Starlark has no pow(); multiply (x * x) or loop",
@@ -91,7 +98,9 @@ const BUILTIN_HINTS: Readonly<Record<string, string>> = {
 };
 
 export function builtinHint(name: string): string {
-  const hint = Object.hasOwn(BUILTIN_HINTS, name) ? BUILTIN_HINTS[name] : undefined;
+  const hint = Object.hasOwn(BUILTIN_HINTS, name)
+    ? BUILTIN_HINTS[name]
+    : undefined;
   return hint === undefined ? "" : ` (${hint})`;
 }
 

@@ -3,4 +3,10 @@
 export type * from "./ast.js";
 export { StarlarkSyntaxError } from "./errors.js";
 export { ALL_OPTIONS, DEFAULT_OPTIONS, parse, parseExpr } from "./parser.js";
-export { children, findObjectUses, type MethodCall, type ObjectUses, walk } from "./walk.js";
+export {
+  children,
+  findObjectUses,
+  type MethodCall,
+  type ObjectUses,
+  walk,
+} from "./walk.js";

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 
-import type { CallArg, CompClause, Expr, FStringField, Param, Stmt } from "./ast.js";
+import type {
+  CallArg,
+  CompClause,
+  Expr,
+  FStringField,
+  Param,
+  Stmt,
+} from "./ast.js";
 import { StarlarkSyntaxError } from "./errors.js";
 import { ALL_OPTIONS, parse, parseExpr } from "./parser.js";
 
@@ -56,7 +63,9 @@ const showArg = (a: CallArg): string =>
       ? `${a.name}=${show(a.value)}`
       : `${a.kind === "StarArg" ? "*" : "**"}${show(a.value)}`;
 const showClause = (c: CompClause): string =>
-  c.kind === "ForClause" ? `for ${show(c.vars)} in ${show(c.x)}` : `if ${show(c.cond)}`;
+  c.kind === "ForClause"
+    ? `for ${show(c.vars)} in ${show(c.x)}`
+    : `if ${show(c.cond)}`;
 const showParam = (p: Param): string =>
   p.kind === "NamedParam"
     ? p.default === null
@@ -89,8 +98,10 @@ function showStmt(s: Stmt): string {
   }
 }
 
-const expr = (src: string, fstrings = false): string => show(parseExpr("t.star", src, { fstrings }));
-const stmts = (src: string): string => parse("t.star", src).stmts.map(showStmt).join(" | ");
+const expr = (src: string, fstrings = false): string =>
+  show(parseExpr("t.star", src, { fstrings }));
+const stmts = (src: string): string =>
+  parse("t.star", src).stmts.map(showStmt).join(" | ");
 
 function parseError(src: string, options = {}): StarlarkSyntaxError {
   try {
@@ -141,7 +152,9 @@ describe("parser: expressions", () => {
     ["'a' 'b'", '"a"'],
   ])("parses %s", (src, want) => {
     if (src === "'a' 'b'") {
-      expect(() => parseExpr("t.star", src)).toThrow(/got string literal after expression, want EOF/);
+      expect(() => parseExpr("t.star", src)).toThrow(
+        /got string literal after expression, want EOF/,
+      );
       return;
     }
     expect(expr(src)).toBe(want);
@@ -157,11 +170,23 @@ describe("parser: expressions", () => {
 
   it("records positions of operators, calls and brackets", () => {
     const e = parseExpr("t.star", "a +\\\n  f(x)[0]");
-    expect(e).toMatchObject({ kind: "Binary", pos: { line: 1, col: 1 }, opPos: { line: 1, col: 3 } });
+    expect(e).toMatchObject({
+      kind: "Binary",
+      pos: { line: 1, col: 1 },
+      opPos: { line: 1, col: 3 },
+    });
     if (e.kind !== "Binary") throw new Error("not binary");
-    expect(e.y).toMatchObject({ kind: "Index", pos: { line: 2, col: 3 }, lbrack: { line: 2, col: 7 } });
+    expect(e.y).toMatchObject({
+      kind: "Index",
+      pos: { line: 2, col: 3 },
+      lbrack: { line: 2, col: 7 },
+    });
     if (e.y.kind !== "Index") throw new Error("not index");
-    expect(e.y.x).toMatchObject({ kind: "Call", lparen: { line: 2, col: 4 }, rparen: { line: 2, col: 6 } });
+    expect(e.y.x).toMatchObject({
+      kind: "Call",
+      lparen: { line: 2, col: 4 },
+      rparen: { line: 2, col: 6 },
+    });
   });
 });
 
@@ -173,10 +198,19 @@ describe("parser: statements", () => {
     ["(a, b,) = 1, 2\n", "paren(tuple(a, b)) = tuple(1, 2)"],
     ["x.y[0] //= 2\n", "x.y[0] //= 2"],
     ["for x in 1, 2, 3:\n  pass\n", "for x in tuple(1, 2, 3) {pass}"],
-    ["for k, v in d.items(): print(k)\n", "for tuple(k, v) in d.items() {print(k)}"],
+    [
+      "for k, v in d.items(): print(k)\n",
+      "for tuple(k, v) in d.items() {print(k)}",
+    ],
     ["while x:\n  break\n  continue\n", "while x {break; continue}"],
-    ["if a:\n  x\nelif b:\n  y\nelse:\n  z\n", "if a {x} else {if b {y} else {z}}"],
-    ["def f(a, b=1, *args, c, **kw):\n  return a\n", "def f(a, b=1, *args, c, **kw) {return a}"],
+    [
+      "if a:\n  x\nelif b:\n  y\nelse:\n  z\n",
+      "if a {x} else {if b {y} else {z}}",
+    ],
+    [
+      "def f(a, b=1, *args, c, **kw):\n  return a\n",
+      "def f(a, b=1, *args, c, **kw) {return a}",
+    ],
     ["def f(*, a): return\n", "def f(*, a) {return}"],
     ['load("m", "a", b="c")\n', "load m a=a b=c"],
     ['load("m", "x",)\n', "load m x=x"],
@@ -190,7 +224,9 @@ describe("parser: statements", () => {
     expect(e.kind).toBe("Lambda");
     if (e.kind !== "Lambda") return;
     expect(e.function.name).toBe("lambda");
-    expect(e.function.body).toMatchObject([{ kind: "Return", result: { kind: "Binary" } }]);
+    expect(e.function.body).toMatchObject([
+      { kind: "Return", result: { kind: "Binary" } },
+    ]);
   });
 
   it("gives a def a Function with empty resolver annotations", () => {
@@ -230,10 +266,26 @@ describe("parser: errors", () => {
     ["print(1, 2\n", "got end of file, want ')'", 2],
     ["_ = a if b\n", "conditional expression without else clause", 1],
     ['load("")\n', "load statement must import at least 1 symbol", 1],
-    ['load("", 1)\n', 'load operand must be "name" or localname="name" (got int literal)', 1],
-    ["load(1, 2)\n", "first operand of load statement must be a string literal", 1],
-    ['load("a", x)\n', 'load operand must be "x" or x="originalname" (want \'=\' after x)', 1],
-    ['load("a", x2=x)\n', 'original name of loaded symbol must be quoted: x2="originalname"', 1],
+    [
+      'load("", 1)\n',
+      'load operand must be "name" or localname="name" (got int literal)',
+      1,
+    ],
+    [
+      "load(1, 2)\n",
+      "first operand of load statement must be a string literal",
+      1,
+    ],
+    [
+      'load("a", x)\n',
+      'load operand must be "x" or x="originalname" (want \'=\' after x)',
+      1,
+    ],
+    [
+      'load("a", x2=x)\n',
+      'original name of loaded symbol must be quoted: x2="originalname"',
+      1,
+    ],
     ["load = 1\n", "got '=', want '('", 1],
     ["print 1 2\n", "got int literal, want newline", 1],
     ["a, b, = 1, 2\n", "unparenthesized tuple with trailing comma", 1],
@@ -248,22 +300,66 @@ describe("parser: errors", () => {
   });
 
   it.each([
-    ["0 == 1 == 2\n", "== does not associate with == (use parens)", "chained comparisons"],
-    ["0 <= i < n\n", "<= does not associate with < (use parens)", "a < b and b < c"],
+    [
+      "0 == 1 == 2\n",
+      "== does not associate with == (use parens)",
+      "chained comparisons",
+    ],
+    [
+      "0 <= i < n\n",
+      "<= does not associate with < (use parens)",
+      "a < b and b < c",
+    ],
     ["class A:\n  pass\n", "got class, want primary expression", "no classes"],
     ["import os\n", "got import, want primary expression", "load("],
-    ["from x import y\n", "got from, want primary expression", "no import statement"],
-    ["try:\n  f()\nexcept:\n  pass\n", "got try, want primary expression", "fail(msg)"],
-    ["raise ValueError()\n", "got raise, want primary expression", "call fail(msg)"],
+    [
+      "from x import y\n",
+      "got from, want primary expression",
+      "no import statement",
+    ],
+    [
+      "try:\n  f()\nexcept:\n  pass\n",
+      "got try, want primary expression",
+      "fail(msg)",
+    ],
+    [
+      "raise ValueError()\n",
+      "got raise, want primary expression",
+      "call fail(msg)",
+    ],
     ["if x is None:\n  pass\n", "got is, want ':'", "compare with =="],
     ["x = 2 ** 3\n", "got '**', want newline", "no ** power operator"],
-    ["a, *rest = x\n", "got '*', want primary expression", "a, rest = x[0], x[1:]"],
+    [
+      "a, *rest = x\n",
+      "got '*', want primary expression",
+      "a, rest = x[0], x[1:]",
+    ],
     ["x = [*a, *b]\n", "got '*', want primary expression", "a + b"],
-    ["x = {**a, **b}\n", "got '**', want primary expression", "dict(a, **b) or a | b"],
-    ["def f():\n  global x\n", "got global, want primary expression", "no global statement"],
-    ["def f():\n  nonlocal x\n", "got nonlocal, want primary expression", "no nonlocal statement"],
-    ["with open(f) as g:\n  pass\n", "got with, want primary expression", "no with statement"],
-    ["def f():\n  yield 1\n", "got yield, want primary expression", "no generators"],
+    [
+      "x = {**a, **b}\n",
+      "got '**', want primary expression",
+      "dict(a, **b) or a | b",
+    ],
+    [
+      "def f():\n  global x\n",
+      "got global, want primary expression",
+      "no global statement",
+    ],
+    [
+      "def f():\n  nonlocal x\n",
+      "got nonlocal, want primary expression",
+      "no nonlocal statement",
+    ],
+    [
+      "with open(f) as g:\n  pass\n",
+      "got with, want primary expression",
+      "no with statement",
+    ],
+    [
+      "def f():\n  yield 1\n",
+      "got yield, want primary expression",
+      "no generators",
+    ],
     ["del x[0]\n", "got del, want primary expression", "dict.pop"],
     ["def f(x: int):\n  pass\n", "got ':', want ')'", "no type annotations"],
     ["def f(x) -> int:\n  pass\n", "got '-', want ':'", "no type annotations"],
@@ -278,21 +374,29 @@ describe("parser: errors", () => {
       "got else, want primary expression",
       "flag variable",
     ],
-  ])("keeps starlark-go's message for %j and appends a hint", (src, msg, hint) => {
-    const err = parseError(src);
-    expect(err.msg.startsWith(msg)).toBe(true);
-    expect(err.msg.slice(msg.length)).toMatch(/^ \(Starlark .*\)$/);
-    expect(err.msg).toContain(hint);
-  });
+  ])(
+    "keeps starlark-go's message for %j and appends a hint",
+    (src, msg, hint) => {
+      const err = parseError(src);
+      expect(err.msg.startsWith(msg)).toBe(true);
+      expect(err.msg.slice(msg.length)).toMatch(/^ \(Starlark .*\)$/);
+      expect(err.msg).toContain(hint);
+    },
+  );
 
   it("parses every testdata-like construct with all options on", () => {
-    expect(() => parse("t.star", "s = set([1])\nwhile s:\n  s.pop()\n", ALL_OPTIONS)).not.toThrow();
+    expect(() =>
+      parse("t.star", "s = set([1])\nwhile s:\n  s.pop()\n", ALL_OPTIONS),
+    ).not.toThrow();
   });
 });
 
 describe("parser: f-strings (extension)", () => {
   it.each([
-    ['f"{name} has {len(items)} items"', 'f({name} " has " {len(items)} " items")'],
+    [
+      'f"{name} has {len(items)} items"',
+      'f({name} " has " {len(items)} " items")',
+    ],
     ['f"x{{y}}z"', 'f("x{y}z")'],
     ['f"{a!r} {b!s} {c:>10}"', 'f({a!r} " " {b!s} " " {c:>10})'],
     ["f\"{d['k']}\"", 'f({d["k"]})'],
@@ -329,6 +433,8 @@ describe("parser: f-strings (extension)", () => {
   });
 
   it('is off by default, so f"..." is a name followed by a string', () => {
-    expect(parseError('x = f"{y}"\n').msg).toBe("got string literal, want newline");
+    expect(parseError('x = f"{y}"\n').msg).toBe(
+      "got string literal, want newline",
+    );
   });
 });

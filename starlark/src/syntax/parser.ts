@@ -108,7 +108,12 @@ function terminatesExprList(tok: Token): boolean {
   );
 }
 
-function newFunction(pos: Pos, name: string, params: Param[], body: Stmt[]): Function {
+function newFunction(
+  pos: Pos,
+  name: string,
+  params: Param[],
+  body: Stmt[],
+): Function {
   return {
     pos,
     name,
@@ -137,14 +142,24 @@ interface ParserInit {
 export class Parser {
   private readonly sc: Scanner;
   private current: Token = "ILLEGAL";
-  private tv: TokenValue = { tok: "ILLEGAL", pos: { line: 0, col: 0 }, raw: "", value: null };
+  private tv: TokenValue = {
+    tok: "ILLEGAL",
+    pos: { line: 0, col: 0 },
+    raw: "",
+    value: null,
+  };
   readonly filename: string;
   readonly options: FileOptions;
 
   constructor(init: ParserInit) {
     this.filename = init.filename;
     this.options = init.options;
-    this.sc = new Scanner(init.filename, init.src, init.options.fstrings, init.start);
+    this.sc = new Scanner(
+      init.filename,
+      init.src,
+      init.options.fstrings,
+      init.start,
+    );
     this.nextToken();
   }
 
@@ -170,7 +185,11 @@ export class Parser {
     const operand = msg.includes("want primary");
     const tok = this.tok();
     const hint =
-      operand && tok === "*" ? STARRED_HINT : operand && tok === "**" ? DOUBLE_STARRED_HINT : tokenHint(tok);
+      operand && tok === "*"
+        ? STARRED_HINT
+        : operand && tok === "**"
+          ? DOUBLE_STARRED_HINT
+          : tokenHint(tok);
     return this.error(pos, msg + hint);
   }
 
@@ -189,7 +208,10 @@ export class Parser {
   /** Python's for/else and while/else: Go reports the `else` as a bad primary expression. */
   private rejectLoopElse(): void {
     if (this.tok() === "else") {
-      this.error(this.tv.pos, `got else, want primary expression${LOOP_ELSE_HINT}`);
+      this.error(
+        this.tv.pos,
+        `got else, want primary expression${LOOP_ELSE_HINT}`,
+      );
     }
   }
 
@@ -219,7 +241,10 @@ export class Parser {
     const x = this.parseExpr(false);
     if (this.tok() === "NEWLINE") this.nextToken();
     if (this.tok() !== "EOF")
-      this.errorGot(this.sc.pos, `got ${describeToken(this.tok())} after expression, want EOF`);
+      this.errorGot(
+        this.sc.pos,
+        `got ${describeToken(this.tok())} after expression, want EOF`,
+      );
     return x;
   }
 
@@ -250,7 +275,12 @@ export class Parser {
     this.consume(")", [":", ANNOTATION_HINT]);
     this.consume(":", ["-", ANNOTATION_HINT]);
     const body = this.parseSuite();
-    return { kind: "Def", pos, name, function: newFunction(pos, name.name, params, body) };
+    return {
+      kind: "Def",
+      pos,
+      name,
+      function: newFunction(pos, name.name, params, body),
+    };
   }
 
   private parseIfStmt(): Stmt {
@@ -258,7 +288,13 @@ export class Parser {
     const cond = this.parseTest();
     this.consume(":");
     const trueBody = this.parseSuite();
-    const root: { cond: Expr; trueBody: Stmt[]; pos: Pos; falseBody: Stmt[]; elsePos: Pos | null } = {
+    const root: {
+      cond: Expr;
+      trueBody: Stmt[];
+      pos: Pos;
+      falseBody: Stmt[];
+      elsePos: Pos | null;
+    } = {
       pos,
       cond,
       trueBody,
@@ -273,7 +309,13 @@ export class Parser {
       this.consume(":");
       const body = this.parseSuite();
       chain[chain.length - 1]!.elsePos = elifPos;
-      chain.push({ pos: elifPos, cond: c, trueBody: body, falseBody: [], elsePos: null });
+      chain.push({
+        pos: elifPos,
+        cond: c,
+        trueBody: body,
+        falseBody: [],
+        elsePos: null,
+      });
     }
     if (this.tok() === "else") {
       chain[chain.length - 1]!.elsePos = this.nextToken();
@@ -336,7 +378,8 @@ export class Parser {
       this.nextToken();
       if (this.tok() === "NEWLINE" || this.tok() === "EOF") break;
     }
-    if (this.tok() !== "EOF") this.consume("NEWLINE", [":", VARIABLE_ANNOTATION_HINT]);
+    if (this.tok() !== "EOF")
+      this.consume("NEWLINE", [":", VARIABLE_ANNOTATION_HINT]);
     return stmts;
   }
 
@@ -379,7 +422,10 @@ export class Parser {
     const pos = this.nextToken();
     const lparen = this.consume("(");
     if (this.tok() !== "STRING")
-      this.error(this.sc.pos, "first operand of load statement must be a string literal");
+      this.error(
+        this.sc.pos,
+        "first operand of load statement must be a string literal",
+      );
     const module = this.parsePrimary() as StringLiteral;
     const from: Ident[] = [];
     const to: Ident[] = [];
@@ -389,7 +435,8 @@ export class Parser {
       this.parseLoadOperand(from, to);
     }
     const rparen = this.consume(")");
-    if (to.length === 0) this.error(lparen, "load statement must import at least 1 symbol");
+    if (to.length === 0)
+      this.error(lparen, "load statement must import at least 1 symbol");
     return { kind: "Load", pos, module, from, to, rparen };
   }
 
@@ -411,7 +458,10 @@ export class Parser {
       }
       this.consume("=");
       if (this.tok() !== "STRING") {
-        this.error(this.sc.pos, `original name of loaded symbol must be quoted: ${id.name}="originalname"`);
+        this.error(
+          this.sc.pos,
+          `original name of loaded symbol must be quoted: ${id.name}="originalname"`,
+        );
       }
       from.push(this.loadName(this.parsePrimary() as StringLiteral));
       return;
@@ -428,7 +478,8 @@ export class Parser {
       this.nextToken();
       this.consume("INDENT");
       const stmts: Stmt[] = [];
-      while (this.tok() !== "OUTDENT" && this.tok() !== "EOF") this.parseStmt(stmts);
+      while (this.tok() !== "OUTDENT" && this.tok() !== "EOF")
+        this.parseStmt(stmts);
       this.consume("OUTDENT");
       return stmts;
     }
@@ -457,15 +508,32 @@ export class Parser {
     if (this.tok() === "*" || this.tok() === "**") {
       const op = this.tok();
       const pos = this.nextToken();
-      if (op === "**") return { kind: "StarStarParam", pos, name: this.parseIdent() };
-      return { kind: "StarParam", pos, name: this.tok() === "IDENT" ? this.parseIdent() : null };
+      if (op === "**")
+        return { kind: "StarStarParam", pos, name: this.parseIdent() };
+      return {
+        kind: "StarParam",
+        pos,
+        name: this.tok() === "IDENT" ? this.parseIdent() : null,
+      };
     }
     const name = this.parseIdent();
     if (this.tok() === "=") {
       const eqPos = this.nextToken();
-      return { kind: "NamedParam", pos: name.pos, name, default: this.parseTest(), eqPos };
+      return {
+        kind: "NamedParam",
+        pos: name.pos,
+        name,
+        default: this.parseTest(),
+        eqPos,
+      };
     }
-    return { kind: "NamedParam", pos: name.pos, name, default: null, eqPos: null };
+    return {
+      kind: "NamedParam",
+      pos: name.pos,
+      name,
+      default: null,
+      eqPos: null,
+    };
   }
 
   /** An expression, possibly a comma-separated list of tests (a tuple). */
@@ -480,7 +548,8 @@ export class Parser {
     while (this.tok() === ",") {
       const pos = this.nextToken();
       if (terminatesExprList(this.tok())) {
-        if (!allowTrailingComma) this.error(pos, "unparenthesized tuple with trailing comma");
+        if (!allowTrailingComma)
+          this.error(pos, "unparenthesized tuple with trailing comma");
         break;
       }
       exprs.push(this.parseTest());
@@ -494,7 +563,8 @@ export class Parser {
     if (this.tok() === "if") {
       const ifPos = this.nextToken();
       const cond = this.parseTestPrec(0);
-      if (this.tok() !== "else") this.error(ifPos, "conditional expression without else clause");
+      if (this.tok() !== "else")
+        this.error(ifPos, "conditional expression without else clause");
       this.nextToken();
       const f = this.parseTest();
       return { kind: "Cond", pos: x.pos, ifPos, cond, t: x, f };
@@ -513,7 +583,12 @@ export class Parser {
     this.consume(":");
     const body = allowCond ? this.parseTest() : this.parseTestNoCond();
     const ret: Stmt = { kind: "Return", pos: body.pos, result: body };
-    return { kind: "Lambda", pos, body, function: newFunction(pos, "lambda", params, [ret]) };
+    return {
+      kind: "Lambda",
+      pos,
+      body,
+      function: newFunction(pos, "lambda", params, [ret]),
+    };
   }
 
   // Precedence climbing, equivalent to starlark-go's one-function-per-level descent but without
@@ -522,7 +597,10 @@ export class Parser {
     if (this.tok() === "not" && prec <= NOT_PREC) {
       const pos = this.nextToken();
       const x = this.parseTestPrec(NOT_PREC);
-      return this.parseBinopRest({ kind: "Unary", pos, opPos: pos, op: "not", x }, prec);
+      return this.parseBinopRest(
+        { kind: "Unary", pos, opPos: pos, op: "not", x },
+        prec,
+      );
     }
     return this.parseBinopRest(this.parsePrimaryWithSuffix(), prec);
   }
@@ -534,7 +612,11 @@ export class Parser {
     for (;;) {
       if (this.tok() === "not") {
         this.nextToken();
-        if (this.tok() !== "in") this.errorGot(this.sc.pos, `got ${describeToken(this.tok())}, want in`);
+        if (this.tok() !== "in")
+          this.errorGot(
+            this.sc.pos,
+            `got ${describeToken(this.tok())}, want in`,
+          );
         this.current = "not in";
       }
       const opprec = PRECEDENCE.get(this.tok()) ?? -1;
@@ -560,7 +642,14 @@ export class Parser {
         case ".": {
           const dotPos = this.nextToken();
           const id = this.parseIdent();
-          x = { kind: "Dot", pos: x.pos, x, dotPos, namePos: id.pos, name: id.name };
+          x = {
+            kind: "Dot",
+            pos: x.pos,
+            x,
+            dotPos,
+            namePos: id.pos,
+            name: id.name,
+          };
           break;
         }
         case "[":
@@ -631,12 +720,15 @@ export class Parser {
       const op = this.tok();
       const pos = this.nextToken();
       const value = this.parseTest();
-      return op === "*" ? { kind: "StarArg", pos, value } : { kind: "StarStarArg", pos, value };
+      return op === "*"
+        ? { kind: "StarArg", pos, value }
+        : { kind: "StarStarArg", pos, value };
     }
     // Parse 'test = test' and then check that the first was an identifier (stays LL(1)).
     const x = this.parseTest();
     if (this.tok() === "=") {
-      if (x.kind !== "Ident") this.error(this.sc.pos, "keyword argument must have form name=expr");
+      if (x.kind !== "Ident")
+        this.error(this.sc.pos, "keyword argument must have form name=expr");
       this.nextToken();
       const value = this.parseTest();
       return { kind: "KeywordArg", pos: x.pos, name: x.name, value };
@@ -648,7 +740,10 @@ export class Parser {
     const parse = this.primaryParsers[this.tok()];
     if (parse !== undefined) return parse();
     // Report the start of the offending token, as it may be a NEWLINE (starlark-go #532).
-    return this.errorGot(this.tv.pos, `got ${describeToken(this.tok())}, want primary expression`);
+    return this.errorGot(
+      this.tv.pos,
+      `got ${describeToken(this.tok())}, want primary expression`,
+    );
   }
 
   private readonly primaryParsers: Partial<Record<Token, () => Expr>> = {
@@ -678,13 +773,37 @@ export class Parser {
     const pos = this.nextToken();
     switch (tok) {
       case "INT":
-        return { kind: "Literal", token: "int", pos, raw, value: value as number | bigint };
+        return {
+          kind: "Literal",
+          token: "int",
+          pos,
+          raw,
+          value: value as number | bigint,
+        };
       case "FLOAT":
-        return { kind: "Literal", token: "float", pos, raw, value: value as number };
+        return {
+          kind: "Literal",
+          token: "float",
+          pos,
+          raw,
+          value: value as number,
+        };
       case "BYTES":
-        return { kind: "Literal", token: "bytes", pos, raw, value: value as Uint8Array };
+        return {
+          kind: "Literal",
+          token: "bytes",
+          pos,
+          raw,
+          value: value as Uint8Array,
+        };
       default:
-        return { kind: "Literal", token: "string", pos, raw, value: value as string };
+        return {
+          kind: "Literal",
+          token: "string",
+          pos,
+          raw,
+          value: value as string,
+        };
     }
   }
 
@@ -760,7 +879,10 @@ export class Parser {
         const pos = this.nextToken();
         clauses.push({ kind: "IfClause", pos, cond: this.parseTestNoCond() });
       } else {
-        this.errorGot(this.sc.pos, `got ${describeToken(this.tok())}, want '${end}', for, or if`);
+        this.errorGot(
+          this.sc.pos,
+          `got ${describeToken(this.tok())}, want '${end}', for, or if`,
+        );
       }
     }
     this.nextToken();
@@ -795,13 +917,29 @@ export class Parser {
 }
 
 /** Parses a Starlark file. Throws StarlarkSyntaxError (with `pos` and `msg`) on the first error. */
-export function parse(filename: string, src: string, options: Partial<FileOptions> = {}): File {
-  const p = new Parser({ filename, src, options: { ...DEFAULT_OPTIONS, ...options } });
+export function parse(
+  filename: string,
+  src: string,
+  options: Partial<FileOptions> = {},
+): File {
+  const p = new Parser({
+    filename,
+    src,
+    options: { ...DEFAULT_OPTIONS, ...options },
+  });
   return p.parseFile();
 }
 
 /** Parses a single expression (a comma list is a tuple). */
-export function parseExpr(filename: string, src: string, options: Partial<FileOptions> = {}): Expr {
-  const p = new Parser({ filename, src, options: { ...DEFAULT_OPTIONS, ...options } });
+export function parseExpr(
+  filename: string,
+  src: string,
+  options: Partial<FileOptions> = {},
+): Expr {
+  const p = new Parser({
+    filename,
+    src,
+    options: { ...DEFAULT_OPTIONS, ...options },
+  });
   return p.parseExprOnly();
 }

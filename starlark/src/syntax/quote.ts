@@ -58,19 +58,34 @@ function stripQuotes(quoted: string): string {
     throw new QuoteError("string literal has invalid quotes");
   }
   const triple = q.repeat(3);
-  if (quoted.length >= 6 && quoted.startsWith(triple) && quoted.endsWith(triple)) return quoted.slice(3, -3);
+  if (
+    quoted.length >= 6 &&
+    quoted.startsWith(triple) &&
+    quoted.endsWith(triple)
+  )
+    return quoted.slice(3, -3);
   return quoted.slice(1, -1);
 }
 
-const hex4 = (n: number): string => n.toString(16).toUpperCase().padStart(4, "0");
+const hex4 = (n: number): string =>
+  n.toString(16).toUpperCase().padStart(4, "0");
 
 /** One decoded piece: text (code points) or a raw byte value (only from \x and octal). */
 type Sink = { text: (s: string) => void; byte: (b: number) => void };
 
-function octalEscape(s: string, i: number, isBytes: boolean, sink: Sink): number {
+function octalEscape(
+  s: string,
+  i: number,
+  isBytes: boolean,
+  sink: Sink,
+): number {
   let n = s.charCodeAt(i + 1) - 48;
   let j = i + 2;
-  for (let k = 1; k < 3 && j < s.length && s[j]! >= "0" && s[j]! <= "7"; k++, j++) {
+  for (
+    let k = 1;
+    k < 3 && j < s.length && s[j]! >= "0" && s[j]! <= "7";
+    k++, j++
+  ) {
     n = n * 8 + (s.charCodeAt(j) - 48);
   }
   if (!isBytes && n > 127) {
@@ -78,15 +93,20 @@ function octalEscape(s: string, i: number, isBytes: boolean, sink: Sink): number
       `non-ASCII octal escape \\${n.toString(8)} (use \\u${hex4(n)} for the UTF-8 encoding of U+${hex4(n)})`,
     );
   }
-  if (n >= 256) throw new QuoteError(`invalid escape sequence \\${n.toString(8).padStart(3, "0")}`);
+  if (n >= 256)
+    throw new QuoteError(
+      `invalid escape sequence \\${n.toString(8).padStart(3, "0")}`,
+    );
   sink.byte(n);
   return j;
 }
 
 function hexEscape(s: string, i: number, isBytes: boolean, sink: Sink): number {
-  if (s.length - i < 4) throw new QuoteError(`truncated escape sequence ${s.slice(i)}`);
+  if (s.length - i < 4)
+    throw new QuoteError(`truncated escape sequence ${s.slice(i)}`);
   const digits = s.slice(i + 2, i + 4);
-  if (!/^[0-9a-fA-F]{2}$/.test(digits)) throw new QuoteError(`invalid escape sequence ${s.slice(i, i + 4)}`);
+  if (!/^[0-9a-fA-F]{2}$/.test(digits))
+    throw new QuoteError(`invalid escape sequence ${s.slice(i, i + 4)}`);
   const n = parseInt(digits, 16);
   if (!isBytes && n > 127) {
     throw new QuoteError(
@@ -99,16 +119,19 @@ function hexEscape(s: string, i: number, isBytes: boolean, sink: Sink): number {
 
 function unicodeEscape(s: string, i: number, sink: Sink): number {
   const sz = s[i + 1] === "U" ? 10 : 6;
-  if (s.length - i < sz) throw new QuoteError(`truncated escape sequence ${s.slice(i)}`);
+  if (s.length - i < sz)
+    throw new QuoteError(`truncated escape sequence ${s.slice(i)}`);
   const digits = s.slice(i + 2, i + sz);
-  if (!/^[0-9a-fA-F]+$/.test(digits)) throw new QuoteError(`invalid escape sequence ${s.slice(i, i + sz)}`);
+  if (!/^[0-9a-fA-F]+$/.test(digits))
+    throw new QuoteError(`invalid escape sequence ${s.slice(i, i + sz)}`);
   const n = parseInt(digits, 16);
   if (n > 0x10ffff) {
     throw new QuoteError(
       `code point out of range: ${s.slice(i, i + sz)} (max \\U${n.toString(16).padStart(8, "0")})`,
     );
   }
-  if (n >= 0xd800 && n < 0xe000) throw new QuoteError(`invalid Unicode code point U+${hex4(n)}`);
+  if (n >= 0xd800 && n < 0xe000)
+    throw new QuoteError(`invalid Unicode code point U+${hex4(n)}`);
   sink.text(String.fromCodePoint(n));
   return i + sz;
 }
@@ -139,14 +162,26 @@ function decodeBody(
   if (raw || !body.includes("\\")) {
     return { text: body, bytes: isBytes ? encoder.encode(body) : null };
   }
-  return isBytes ? decodeBytes(body) : { text: decodeEscapes(body, false), bytes: null };
+  return isBytes
+    ? decodeBytes(body)
+    : { text: decodeEscapes(body, false), bytes: null };
 }
 
-function decodeEscapes(body: string, isBytes: boolean, bytes: number[] = []): string {
+function decodeEscapes(
+  body: string,
+  isBytes: boolean,
+  bytes: number[] = [],
+): string {
   let text = "";
   const sink: Sink = isBytes
-    ? { text: (t) => bytes.push(...encoder.encode(t)), byte: (b) => bytes.push(b) }
-    : { text: (t) => (text += t), byte: (b) => (text += String.fromCharCode(b)) };
+    ? {
+        text: (t) => bytes.push(...encoder.encode(t)),
+        byte: (b) => bytes.push(b),
+      }
+    : {
+        text: (t) => (text += t),
+        byte: (b) => (text += String.fromCharCode(b)),
+      };
   let i = 0;
   while (i < body.length) {
     const j = body.indexOf("\\", i);

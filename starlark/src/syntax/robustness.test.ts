@@ -87,7 +87,8 @@ const FRAGMENTS = [
 function randomProgram(rand: () => number): string {
   let src = "";
   const n = 1 + Math.floor(rand() * 40);
-  for (let i = 0; i < n; i++) src += FRAGMENTS[Math.floor(rand() * FRAGMENTS.length)];
+  for (let i = 0; i < n; i++)
+    src += FRAGMENTS[Math.floor(rand() * FRAGMENTS.length)];
   return src;
 }
 
@@ -107,7 +108,9 @@ describe("parser robustness", () => {
         parsed++;
       } catch (err) {
         if (!(err instanceof StarlarkSyntaxError))
-          throw new Error(`crash on ${JSON.stringify(src)}: ${String(err)}`, { cause: err });
+          throw new Error(`crash on ${JSON.stringify(src)}: ${String(err)}`, {
+            cause: err,
+          });
       }
     }
     expect(parsed).toBeGreaterThan(0);
@@ -115,7 +118,9 @@ describe("parser robustness", () => {
 
   it("parses deeply nested expressions", () => {
     const depth = 200;
-    expect(() => parse("d.star", `x = ${"(".repeat(depth)}1${")".repeat(depth)}\n`)).not.toThrow();
+    expect(() =>
+      parse("d.star", `x = ${"(".repeat(depth)}1${")".repeat(depth)}\n`),
+    ).not.toThrow();
     expect(() => parse("d.star", `x = ${"-".repeat(depth)}1\n`)).not.toThrow();
   });
 });

@@ -44,7 +44,9 @@ describe("scanner: indentation", () => {
   });
 
   it("ignores blank lines, comment lines and newlines inside brackets", () => {
-    expect(kinds("x = [1,\n   2]\n\n   # comment\ny\n")).toBe("x = [ INT , INT ] NEWLINE y NEWLINE EOF");
+    expect(kinds("x = [1,\n   2]\n\n   # comment\ny\n")).toBe(
+      "x = [ INT , INT ] NEWLINE y NEWLINE EOF",
+    );
   });
 
   it("advances a tab to the next multiple of 8, so a tab matches eight spaces", () => {
@@ -54,7 +56,9 @@ describe("scanner: indentation", () => {
   });
 
   it("counts a tab after spaces up to the same tab stop", () => {
-    expect(kinds("if x:\n    \ta\n\tb\n")).toBe("if x : NEWLINE INDENT a NEWLINE b NEWLINE OUTDENT EOF");
+    expect(kinds("if x:\n    \ta\n\tb\n")).toBe(
+      "if x : NEWLINE INDENT a NEWLINE b NEWLINE OUTDENT EOF",
+    );
   });
 
   it("rejects an unindent that matches no outer level", () => {
@@ -75,7 +79,8 @@ describe("scanner: indentation", () => {
 
 describe("scanner: tokens and positions", () => {
   it("scans every operator, longest first", () => {
-    const ops = "+ - * / // % & | ^ << >> ~ . , = ; : < > >= <= == != += -= *= /= //= %= &= |= ^= <<= >>= **";
+    const ops =
+      "+ - * / // % & | ^ << >> ~ . , = ; : < > >= <= == != += -= *= /= //= %= &= |= ^= <<= >>= **";
     expect(kinds(ops)).toBe(`${ops} EOF`);
   });
 
@@ -125,7 +130,9 @@ describe("scanner: numbers", () => {
   it("scans ints outside the safe range as bigint", () => {
     expect(value("9007199254740992")).toBe(9007199254740992n);
     expect(value("0x10000000000000000")).toBe(2n ** 64n);
-    expect(value("123456789012345678901234567890")).toBe(123456789012345678901234567890n);
+    expect(value("123456789012345678901234567890")).toBe(
+      123456789012345678901234567890n,
+    );
   });
 
   it.each([
@@ -180,14 +187,24 @@ describe("scanner: strings and bytes", () => {
   it("decodes bytes literals to UTF-8 bytes with raw escapes", () => {
     const t = scan(`b"a\\xff\\377é"`)[0]!;
     expect(t.tok).toBe("BYTES");
-    expect([...(t.value as Uint8Array)]).toEqual([0x61, 0xff, 0xff, 0xc3, 0xa9]);
-    expect([...(scan(`rb"\\x"`)[0]!.value as Uint8Array)]).toEqual([0x5c, 0x78]);
+    expect([...(t.value as Uint8Array)]).toEqual([
+      0x61, 0xff, 0xff, 0xc3, 0xa9,
+    ]);
+    expect([...(scan(`rb"\\x"`)[0]!.value as Uint8Array)]).toEqual([
+      0x5c, 0x78,
+    ]);
   });
 
   it.each([
     [`"\\q"`, "invalid escape sequence \\q"],
-    [`"\\xff"`, "non-ASCII hex escape \\xff (use \\u00FF for the UTF-8 encoding of U+00FF)"],
-    [`"\\377"`, "non-ASCII octal escape \\377 (use \\u00FF for the UTF-8 encoding of U+00FF)"],
+    [
+      `"\\xff"`,
+      "non-ASCII hex escape \\xff (use \\u00FF for the UTF-8 encoding of U+00FF)",
+    ],
+    [
+      `"\\377"`,
+      "non-ASCII octal escape \\377 (use \\u00FF for the UTF-8 encoding of U+00FF)",
+    ],
     [`"\\x-0"`, "invalid escape sequence \\x-0"],
     [`"\\x4"`, "truncated escape sequence \\x4"],
     [`"\\ud800"`, "invalid Unicode code point U+D800"],

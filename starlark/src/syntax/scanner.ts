@@ -28,11 +28,15 @@ const TAB = 8;
 
 const isDigit = (c: string): boolean => c >= "0" && c <= "9";
 const isOctal = (c: string): boolean => c >= "0" && c <= "7";
-const isHex = (c: string): boolean => isDigit(c) || (c >= "a" && c <= "f") || (c >= "A" && c <= "F");
+const isHex = (c: string): boolean =>
+  isDigit(c) || (c >= "a" && c <= "f") || (c >= "A" && c <= "F");
 const isBinary = (c: string): boolean => c === "0" || c === "1";
 const LETTER = /\p{L}/u;
 const isIdentStart = (c: string): boolean =>
-  (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || c === "_" || (c > "\x7f" && LETTER.test(c));
+  (c >= "a" && c <= "z") ||
+  (c >= "A" && c <= "Z") ||
+  c === "_" ||
+  (c > "\x7f" && LETTER.test(c));
 const isIdent = (c: string): boolean => isDigit(c) || isIdentStart(c);
 
 /** Two-character operators (and their three-character `=` extensions). */
@@ -58,10 +62,18 @@ const OPERATORS: ReadonlyMap<string, Token> = new Map<string, Token>([
   ["**", "**"],
 ]);
 const BRACKETS: ReadonlySet<string> = new Set(["(", "[", "{", ")", "]", "}"]);
-const STRING_PREFIXES: ReadonlySet<string> = new Set(["r", "b", "rb", "f", "rf", "fr"]);
+const STRING_PREFIXES: ReadonlySet<string> = new Set([
+  "r",
+  "b",
+  "rb",
+  "f",
+  "rf",
+  "fr",
+]);
 const PREFIX_LETTERS: ReadonlySet<string> = new Set(["r", "b", "f"]);
 const ASCII_IDENT = new Uint8Array(128);
-for (let c = 0; c < 128; c++) ASCII_IDENT[c] = isIdent(String.fromCharCode(c)) ? 1 : 0;
+for (let c = 0; c < 128; c++)
+  ASCII_IDENT[c] = isIdent(String.fromCharCode(c)) ? 1 : 0;
 const SINGLE: ReadonlySet<string> = new Set([
   "=",
   "<",
@@ -142,7 +154,12 @@ export class Scanner {
     return c;
   }
 
-  private tokenAt(tok: Token, pos: Pos, start: number, value: TokenLiteral = null): TokenValue {
+  private tokenAt(
+    tok: Token,
+    pos: Pos,
+    start: number,
+    value: TokenLiteral = null,
+  ): TokenValue {
     return { tok, pos, raw: this.src.slice(start, this.i), value };
   }
 
@@ -179,7 +196,10 @@ export class Scanner {
       stk.pop();
     }
     if (col !== stk[stk.length - 1])
-      this.error(this.pos, "unindent does not match any outer indentation level");
+      this.error(
+        this.pos,
+        "unindent does not match any outer indentation level",
+      );
   }
 
   next(): TokenValue {
@@ -224,7 +244,8 @@ export class Scanner {
     if (c === "") return this.endOfInput(savedLineStart);
     if (c === "\\") {
       this.read();
-      if (this.peek() !== "\n") this.error(this.pos, "stray backslash in program");
+      if (this.peek() !== "\n")
+        this.error(this.pos, "stray backslash in program");
       this.read();
       return null;
     }
@@ -263,7 +284,8 @@ export class Scanner {
       return this.tokenAt(",", pos, start);
     }
     if (c === '"' || c === "'") return this.string(pos, start);
-    if (isIdentStart(this.peekCodePoint())) return this.identOrPrefixedString(pos, start);
+    if (isIdentStart(this.peekCodePoint()))
+      return this.identOrPrefixedString(pos, start);
     if (BRACKETS.has(c)) return this.bracket(c, pos, start);
     if (isDigit(c) || c === ".") return this.number(pos, start);
     return this.operator(c, pos, start);
@@ -294,7 +316,10 @@ export class Scanner {
       this.read();
       return this.tokenAt(c as Token, pos, start);
     }
-    return this.error(this.pos, `unexpected input character '${this.peekCodePoint()}'`);
+    return this.error(
+      this.pos,
+      `unexpected input character '${this.peekCodePoint()}'`,
+    );
   }
 
   /** Length of a string prefix (r, b, rb; f, rf, fr with the extension) at the current
@@ -304,7 +329,8 @@ export class Scanner {
     const i = this.i;
     for (let n = 1; n <= 2; n++) {
       const q = src.charCodeAt(i + n);
-      if (q === 0x22 || q === 0x27) return STRING_PREFIXES.has(src.slice(i, i + n)) ? n : 0;
+      if (q === 0x22 || q === 0x27)
+        return STRING_PREFIXES.has(src.slice(i, i + n)) ? n : 0;
       if (!PREFIX_LETTERS.has(src[i + n] ?? "")) return 0;
     }
     return 0;
@@ -312,14 +338,22 @@ export class Scanner {
 
   private identOrPrefixedString(pos: Pos, start: number): TokenValue {
     const pre = PREFIX_LETTERS.has(this.peek()) ? this.stringPrefixLength() : 0;
-    if (pre > 0 && (this.fstrings || !this.src.slice(this.i, this.i + pre).includes("f"))) {
+    if (
+      pre > 0 &&
+      (this.fstrings || !this.src.slice(this.i, this.i + pre).includes("f"))
+    ) {
       for (let k = 0; k < pre; k++) this.read();
       return this.string(pos, start);
     }
     this.identChars();
     const raw = this.src.slice(start, this.i);
     const kw = KEYWORD_TOKENS.get(raw);
-    return { tok: kw ?? "IDENT", pos, raw, value: kw === undefined ? raw : null };
+    return {
+      tok: kw ?? "IDENT",
+      pos,
+      raw,
+      value: kw === undefined ? raw : null,
+    };
   }
 
   private identChars(): void {
@@ -340,7 +374,8 @@ export class Scanner {
   private stringBody(pos: Pos, quote: string, triple: boolean): void {
     let quotes = 0;
     for (;;) {
-      if (this.i >= this.src.length) this.error(pos, "unexpected EOF in string");
+      if (this.i >= this.src.length)
+        this.error(pos, "unexpected EOF in string");
       const c = this.read();
       if (c === quote) {
         quotes++;
@@ -348,9 +383,11 @@ export class Scanner {
       } else {
         quotes = 0;
       }
-      if (c === "\n" && !triple) this.error(pos, "unexpected newline in string");
+      if (c === "\n" && !triple)
+        this.error(pos, "unexpected newline in string");
       if (c === "\\") {
-        if (this.i >= this.src.length) this.error(pos, "unexpected EOF in string");
+        if (this.i >= this.src.length)
+          this.error(pos, "unexpected EOF in string");
         this.read();
       }
     }
@@ -402,7 +439,10 @@ export class Scanner {
   }
 
   /** Scans the digits before any fraction; null for a complete 0x/0o/0b literal. */
-  private integerPart(pos: Pos, start: number): { fraction: boolean; exponent: boolean } | null {
+  private integerPart(
+    pos: Pos,
+    start: number,
+  ): { fraction: boolean; exponent: boolean } | null {
     const c = this.peek();
     if (c === ".") return { fraction: true, exponent: false };
     if (c === "0") {
@@ -446,7 +486,10 @@ export class Scanner {
     const fraction = c === ".";
     const exponent = c === "e" || c === "E";
     if (!fraction && !exponent && octal && !allZeros) {
-      this.error(this.pos, `obsolete form of octal literal; use 0o${this.src.slice(start + 1, this.i)}`);
+      this.error(
+        this.pos,
+        `obsolete form of octal literal; use 0o${this.src.slice(start + 1, this.i)}`,
+      );
     }
     return { fraction, exponent };
   }

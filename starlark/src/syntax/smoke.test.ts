@@ -9,16 +9,24 @@ import { ALL_OPTIONS, parse } from "./parser.js";
 
 const dir = conformanceDir();
 const files =
-  dir === null ? [] : readdirSync(dir).filter((f) => f.endsWith(".star") && f !== "syntax_errors.star");
+  dir === null
+    ? []
+    : readdirSync(dir).filter(
+        (f) => f.endsWith(".star") && f !== "syntax_errors.star",
+      );
 
-describe.skipIf(dir === null)("parsing the conformance testdata (skipped when ../shared/conformance is absent)", () => {
-  it.each(files)("parses every chunk of %s with all options on", (name) => {
-    const src = readFileSync(path.join(dir!, name), "utf8");
-    const chunks = src.split("\n---\n");
-    for (const chunk of chunks) expect(() => parse(name, chunk, ALL_OPTIONS)).not.toThrow();
-    expect(chunks.length).toBeGreaterThan(0);
-  });
-});
+describe.skipIf(dir === null)(
+  "parsing the conformance testdata (skipped when ../shared/conformance is absent)",
+  () => {
+    it.each(files)("parses every chunk of %s with all options on", (name) => {
+      const src = readFileSync(path.join(dir!, name), "utf8");
+      const chunks = src.split("\n---\n");
+      for (const chunk of chunks)
+        expect(() => parse(name, chunk, ALL_OPTIONS)).not.toThrow();
+      expect(chunks.length).toBeGreaterThan(0);
+    });
+  },
+);
 
 // A realistic code-mode script: functions, closures, comprehensions, dicts, f-strings, loops.
 const UNIT = `
@@ -47,7 +55,8 @@ flags_{i} = {x: x * 2 for x in range(10) if x % 3 != 0 or x & 1 == 0}
 describe("parsing a 10 KB script", () => {
   it("parses and resolves a 10 KB script of typical code", () => {
     let src = "";
-    for (let i = 0; src.length < 10 * 1024; i++) src += UNIT.replaceAll("{i}", String(i));
+    for (let i = 0; src.length < 10 * 1024; i++)
+      src += UNIT.replaceAll("{i}", String(i));
     const file = parse("big.star", src, ALL_OPTIONS);
     const universe = new Set(["len", "sorted", "range", "None"]);
     expect(

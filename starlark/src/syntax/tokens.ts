@@ -103,13 +103,15 @@ export const RESERVED = [
   "yield",
 ] as const;
 
-export type Keyword = (typeof KEYWORDS)[number] | (typeof RESERVED)[number] | "not in";
+export type Keyword =
+  (typeof KEYWORDS)[number] | (typeof RESERVED)[number] | "not in";
 
 export type Token = SpecialToken | Punctuation | Keyword;
 
-export const KEYWORD_TOKENS: ReadonlyMap<string, Keyword> = new Map<string, Keyword>(
-  [...KEYWORDS, ...RESERVED].map((k) => [k, k]),
-);
+export const KEYWORD_TOKENS: ReadonlyMap<string, Keyword> = new Map<
+  string,
+  Keyword
+>([...KEYWORDS, ...RESERVED].map((k) => [k, k]));
 
 const PUNCT_SET: ReadonlySet<string> = new Set<string>(PUNCTUATION);
 

@@ -21,7 +21,20 @@ describe("walk", () => {
       seen.add(n);
       if (n.kind === "Ident") names.push(n.name);
     });
-    expect(names).toEqual(["f", "a", "b", "x", "a", "x", "b", "x", "f", "y", "y", "z"]);
+    expect(names).toEqual([
+      "f",
+      "a",
+      "b",
+      "x",
+      "a",
+      "x",
+      "b",
+      "x",
+      "f",
+      "y",
+      "y",
+      "z",
+    ]);
   });
 
   it("skips a node's children when the visitor returns false", () => {
@@ -46,26 +59,36 @@ describe("findObjectUses", () => {
       ALL_OPTIONS,
     );
     const uses = findObjectUses(file, isServer);
-    expect(uses.calls.map((c) => `${c.object}.${c.method}@${c.pos.line}`)).toEqual([
-      "github.search@1",
-      "slack.lookup@1",
-      "github.create_issue@3",
-    ]);
+    expect(
+      uses.calls.map((c) => `${c.object}.${c.method}@${c.pos.line}`),
+    ).toEqual(["github.search@1", "slack.lookup@1", "github.create_issue@3"]);
     expect(uses.escapes).toEqual([]);
   });
 
   it("reports other uses of a watched object as escapes", () => {
-    const file = parse("c.star", "s = github\nf = github.search\ngetattr(slack, 'x')()\n");
+    const file = parse(
+      "c.star",
+      "s = github\nf = github.search\ngetattr(slack, 'x')()\n",
+    );
     const uses = findObjectUses(file, isServer);
     expect(uses.calls).toEqual([]);
-    expect(uses.escapes.map((e) => `${e.object}@${e.pos.line}`)).toEqual(["github@1", "github@2", "slack@3"]);
+    expect(uses.escapes.map((e) => `${e.object}@${e.pos.line}`)).toEqual([
+      "github@1",
+      "github@2",
+      "slack@3",
+    ]);
   });
 
   it("ignores names the script rebinds once the file is resolved", () => {
-    const file = parse("c.star", "def f(github):\n  return github.search()\nslack.post()\n");
+    const file = parse(
+      "c.star",
+      "def f(github):\n  return github.search()\nslack.post()\n",
+    );
     expect(resolve(file, isServer, () => false)).toEqual([]);
     const uses = findObjectUses(file, isServer);
-    expect(uses.calls.map((c) => `${c.object}.${c.method}`)).toEqual(["slack.post"]);
+    expect(uses.calls.map((c) => `${c.object}.${c.method}`)).toEqual([
+      "slack.post",
+    ]);
     expect(uses.escapes).toEqual([]);
   });
 });

@@ -8,7 +8,9 @@ type Children = (n: never) => (Node | null)[];
 const paramChildren = (p: Param): (Node | null)[] =>
   p.kind === "NamedParam" ? [p.name, p.default] : [p.name];
 
-const CHILDREN: { [K in Node["kind"]]: (n: Extract<Node, { kind: K }>) => (Node | null)[] } = {
+const CHILDREN: {
+  [K in Node["kind"]]: (n: Extract<Node, { kind: K }>) => (Node | null)[];
+} = {
   File: (n) => n.stmts,
   Assign: (n) => [n.lhs, n.rhs],
   Def: (n) => [n.name, ...n.function.params, ...n.function.body],
@@ -60,7 +62,10 @@ export function children(n: Node): Node[] {
  * Visits `n` and its descendants depth-first in source order, parents before children.
  * `visit` returning false skips the node's children.
  */
-export function walk(n: Node, visit: (n: Node, parent: Node | null) => boolean | void): void {
+export function walk(
+  n: Node,
+  visit: (n: Node, parent: Node | null) => boolean | void,
+): void {
   const rec = (node: Node, parent: Node | null): void => {
     if (visit(node, parent) === false) return;
     for (const c of children(node)) rec(c, node);
@@ -88,11 +93,16 @@ export interface ObjectUses {
  * server objects), conservatively. Run it on a resolved File to ignore names the script
  * rebinds: then only identifiers whose binding is predeclared count.
  */
-export function findObjectUses(file: File, isObject: (name: string) => boolean): ObjectUses {
+export function findObjectUses(
+  file: File,
+  isObject: (name: string) => boolean,
+): ObjectUses {
   const calls: MethodCall[] = [];
   const escapes: { object: string; pos: Pos }[] = [];
   const watched = (e: Node): e is Ident =>
-    e.kind === "Ident" && isObject(e.name) && (e.binding === null || e.binding.scope === "predeclared");
+    e.kind === "Ident" &&
+    isObject(e.name) &&
+    (e.binding === null || e.binding.scope === "predeclared");
   const visit = (n: Node): boolean => {
     if (n.kind === "Call" && n.fn.kind === "Dot" && watched(n.fn.x)) {
       calls.push({ object: n.fn.x.name, method: n.fn.name, pos: n.fn.namePos });
