@@ -6,7 +6,7 @@
  * concurrent session set-up now and then, which only delays start-up).
  * - codemode.script10: target toolgate p50 <= 1.1 x baseline p50 + 5 ms.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,11 +14,10 @@ import { join } from "node:path";
 import type { BenchResult } from "./harness.js";
 import { compare, result } from "./harness.js";
 import {
-  everythingBin,
   freePort,
   GATEWAY_MAIN,
   MCP_HEADERS,
-  startChild,
+  startEverythingHttp,
 } from "./processes.js";
 
 const CALLS = 10;
@@ -78,21 +77,11 @@ async function untilReady(url: string): Promise<void> {
   throw new Error(`the gateway at ${url} never ran the code-mode script`);
 }
 
-async function upstreamProcess(): Promise<{
-  child: ChildProcess;
-  url: string;
-}> {
-  const port = await freePort();
-  const child = await startChild(
-    [everythingBin(), "streamableHttp"],
-    { PORT: String(port) },
-    /listening on port/i,
-  );
-  return { child, url: `http://127.0.0.1:${port}/mcp` };
-}
-
 export async function run(): Promise<BenchResult[]> {
-  const upstreams = await Promise.all([upstreamProcess(), upstreamProcess()]);
+  const upstreams = await Promise.all([
+    startEverythingHttp(),
+    startEverythingHttp(),
+  ]);
   const dir = mkdtempSync(join(tmpdir(), "toolgate-bench-codemode-"));
   const configPath = join(dir, "config.json");
   const client = (

@@ -6,22 +6,16 @@
  * - mcp.call.c1: concurrency 1; target p50 added <= 0.5 ms and ratio <= 1.5.
  * - mcp.call.c16: concurrency 16; target gateway throughput >= 0.5x direct, no errors.
  */
-import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { Pool } from "undici";
 
 import type { BenchResult } from "./harness.js";
 import { compare, result } from "./harness.js";
 import {
-  everythingBin,
-  freePort,
-  GATEWAY_MAIN,
+  gatewayEchoBody,
   MCP_HEADERS,
-  startChild,
+  startEverythingHttp,
+  startGateway,
 } from "./processes.js";
 
 let counter = 0;
@@ -31,13 +25,6 @@ const echoBody = (): string =>
     id: ++counter,
     method: "tools/call",
     params: { name: "echo", arguments: { message: "bench" } },
-  });
-const gatewayBody = (): string =>
-  JSON.stringify({
-    jsonrpc: "2.0",
-    id: ++counter,
-    method: "tools/call",
-    params: { name: "everything_echo", arguments: { message: "bench" } },
   });
 
 const HEADERS = MCP_HEADERS;
@@ -84,24 +71,6 @@ async function upstreamSession(url: string): Promise<Record<string, string>> {
   return headers;
 }
 
-/** Polls until the gateway is up, its upstream connected and the tool offered (or 30 s pass). */
-async function untilEchoes(url: string): Promise<void> {
-  for (let i = 0; i < 150; i++) {
-    try {
-      const res = await fetch(url, {
-        method: "POST",
-        headers: HEADERS,
-        body: gatewayBody(),
-      });
-      if ((await res.text()).includes("Echo: bench")) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`the gateway at ${url} never answered everything_echo`);
-}
-
 let errors = 0;
 const pools = new Map<string, Pool>();
 
@@ -126,51 +95,21 @@ async function post(
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const upstreamPort = await freePort();
-  const upstream = await startChild(
-    [everythingBin(), "streamableHttp"],
-    { PORT: String(upstreamPort) },
-    /listening on port/i,
-  );
-  const upstreamUrl = `http://127.0.0.1:${upstreamPort}/mcp`;
-  const dir = mkdtempSync(join(tmpdir(), "toolgate-bench-"));
-  const configPath = join(dir, "config.json");
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      server: { log_level: "warn" },
-      mcp: {
-        client_configs: [
-          {
-            name: "everything",
-            connection_type: "http",
-            connection_string: upstreamUrl,
-            tools_to_execute: ["*"],
-          },
-        ],
-      },
-    }),
-  );
-  const gatewayPort = await freePort();
-  const gateway = spawn(
-    process.execPath,
-    [GATEWAY_MAIN, "--config", configPath, "--port", String(gatewayPort)],
-    { stdio: "ignore" },
-  );
-  const gatewayUrl = `http://127.0.0.1:${gatewayPort}/mcp`;
+  const { child: upstream, url: upstreamUrl } = await startEverythingHttp();
+  let gateway: Awaited<ReturnType<typeof startGateway>> | undefined;
   try {
-    // Wait until the gateway's upstream is connected and the tool is offered.
-    await untilEchoes(gatewayUrl);
+    gateway = await startGateway({ upstreamUrl });
+    const gatewayUrl = gateway.url;
     const direct = await upstreamSession(upstreamUrl);
     errors = 0;
     const c1 = await compare(
       () => post(upstreamUrl, direct, echoBody()),
-      () => post(gatewayUrl, HEADERS, gatewayBody()),
+      () => post(gatewayUrl, HEADERS, gatewayEchoBody()),
       { rounds: 7, perRound: 200, warmup: 200 },
     );
     const c16 = await compare(
       () => post(upstreamUrl, direct, echoBody()),
-      () => post(gatewayUrl, HEADERS, gatewayBody()),
+      () => post(gatewayUrl, HEADERS, gatewayEchoBody()),
       { rounds: 5, perRound: 400, warmup: 200, concurrency: 16 },
     );
     return [
@@ -200,7 +139,7 @@ export async function run(): Promise<BenchResult[]> {
     ];
   } finally {
     await Promise.all([...pools.values()].map((p) => p.close()));
-    gateway.kill("SIGTERM");
+    gateway?.child.kill("SIGTERM");
     upstream.kill("SIGTERM");
   }
 }

@@ -1,10 +1,13 @@
 /**
- * Processes the process-level benches start: the gateway from its build, the reference MCP
- * server, and ephemeral loopback ports. Shared so every bench starts them the same way.
+ * Processes the process-level benches start: the gateway from its build (ready once it
+ * answers `everything_echo`), the reference MCP server, and ephemeral loopback ports. Shared
+ * so every bench starts them the same way.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -87,4 +90,85 @@ export async function startEverythingHttp(): Promise<{
     /listening on port/i,
   );
   return { child, url: `http://127.0.0.1:${port}/mcp` };
+}
+
+let echoId = 0;
+/** A `tools/call` of `everything_echo`, as a client sends it to the gateway's /mcp. */
+export function gatewayEchoBody(): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id: ++echoId,
+    method: "tools/call",
+    params: { name: "everything_echo", arguments: { message: "bench" } },
+  });
+}
+
+/** Polls until the gateway is up, its upstream connected and the tool offered (or 30 s pass). */
+export async function untilEchoes(url: string): Promise<void> {
+  for (let i = 0; i < 150; i++) {
+    try {
+      const res = await fetch(url, {
+        method: "POST",
+        headers: MCP_HEADERS,
+        body: gatewayEchoBody(),
+      });
+      if ((await res.text()).includes("Echo: bench")) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`the gateway at ${url} never answered everything_echo`);
+}
+
+export interface GatewayOptions {
+  /** The streamable HTTP upstream, offered as the client "everything". */
+  readonly upstreamUrl: string;
+  readonly env?: Record<string, string>;
+  /** The Redis store; the memory store when absent. */
+  readonly redisUrl?: string;
+  /** Health checks once an hour, so none runs during the rounds. */
+  readonly quietHealth?: boolean;
+}
+
+/** The built gateway in a child process, in front of one upstream; ready once it echoes. */
+export async function startGateway(
+  opts: GatewayOptions,
+): Promise<{ child: ChildProcess; url: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "toolgate-bench-"));
+  const configPath = join(dir, "config.json");
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      server: { log_level: "warn" },
+      ...(opts.redisUrl ? { state: { redis_url: opts.redisUrl } } : {}),
+      mcp: {
+        client_configs: [
+          {
+            name: "everything",
+            connection_type: "http",
+            connection_string: opts.upstreamUrl,
+            tools_to_execute: ["*"],
+          },
+        ],
+        ...(opts.quietHealth
+          ? { health_monitor_config: { check_interval: "1h" } }
+          : {}),
+      },
+    }),
+  );
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [GATEWAY_MAIN, "--config", configPath, "--port", String(port)],
+    { env: { ...process.env, ...opts.env }, stdio: "ignore" },
+  );
+  const url = `http://127.0.0.1:${port}/mcp`;
+  try {
+    await untilEchoes(url);
+  } catch (error) {
+    child.kill("SIGTERM");
+    throw error;
+  }
+  return { child, url };
 }

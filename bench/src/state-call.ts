@@ -6,156 +6,51 @@
  * sends no Redis command, so Redis may add nothing measurable: target added p50 <= 0.3 ms.
  * The Redis commands sent during the measured rounds are counted with MONITOR and reported.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 
 import { Redis } from "ioredis";
 
 import type { BenchResult } from "./harness.js";
 import { compare, result } from "./harness.js";
 import {
-  everythingBin,
-  freePort,
-  GATEWAY_MAIN,
+  gatewayEchoBody,
   MCP_HEADERS,
+  startEverythingHttp,
+  startGateway,
 } from "./processes.js";
+import { BENCH_REDIS_URL, dropNamespace } from "./redis-namespace.js";
 
-const REDIS_URL =
-  process.env.TOOLGATE_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+const REDIS_URL = BENCH_REDIS_URL;
 const HEADERS = MCP_HEADERS;
-
-function startUpstream(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [everythingBin(), "streamableHttp"], {
-    env: { ...process.env, PORT: String(port) },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  return new Promise((resolve, reject) => {
-    let seen = "";
-    const onData = (chunk: Buffer): void => {
-      seen += chunk.toString();
-      if (/listening on port/i.test(seen)) resolve(child);
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.once("exit", (code) =>
-      reject(new Error(`upstream exited with ${code}: ${seen.slice(-2000)}`)),
-    );
-  });
-}
-
-let counter = 0;
-const body = (): string =>
-  JSON.stringify({
-    jsonrpc: "2.0",
-    id: ++counter,
-    method: "tools/call",
-    params: { name: "everything_echo", arguments: { message: "bench" } },
-  });
 
 let errors = 0;
 async function call(url: string): Promise<void> {
   const res = await fetch(url, {
     method: "POST",
     headers: HEADERS,
-    body: body(),
+    body: gatewayEchoBody(),
   });
   const text = await res.text();
   if (res.status !== 200 || !text.includes("Echo: bench")) errors++;
 }
 
-async function untilEchoes(url: string): Promise<void> {
-  for (let i = 0; i < 150; i++) {
-    try {
-      const res = await fetch(url, {
-        method: "POST",
-        headers: HEADERS,
-        body: body(),
-      });
-      if ((await res.text()).includes("Echo: bench")) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`the gateway at ${url} never answered everything_echo`);
-}
-
-async function startGateway(
-  upstreamUrl: string,
-  env: Record<string, string>,
-  redisUrl?: string,
-): Promise<{ child: ChildProcess; url: string }> {
-  const dir = mkdtempSync(join(tmpdir(), "toolgate-bench-state-"));
-  const configPath = join(dir, "config.json");
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      server: { log_level: "warn" },
-      ...(redisUrl ? { state: { redis_url: redisUrl } } : {}),
-      // No health checks or report refreshes during the rounds, on either side.
-      mcp: {
-        client_configs: [
-          {
-            name: "everything",
-            connection_type: "http",
-            connection_string: upstreamUrl,
-            tools_to_execute: ["*"],
-          },
-        ],
-        health_monitor_config: { check_interval: "1h" },
-      },
-    }),
-  );
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [GATEWAY_MAIN, "--config", configPath, "--port", String(port)],
-    { env: { ...process.env, ...env }, stdio: "ignore" },
-  );
-  const url = `http://127.0.0.1:${port}/mcp`;
-  await untilEchoes(url);
-  return { child, url };
-}
-
-async function dropNamespace(namespace: string): Promise<void> {
-  const admin = new Redis(REDIS_URL);
-  try {
-    let cursor = "0";
-    do {
-      const [next, found] = await admin.scan(
-        cursor,
-        "MATCH",
-        `${namespace}:*`,
-        "COUNT",
-        1000,
-      );
-      cursor = next;
-      if (found.length > 0) await admin.del(...found);
-    } while (cursor !== "0");
-  } finally {
-    admin.disconnect();
-  }
-}
-
 export async function runGatewayCall(): Promise<BenchResult[]> {
   const namespace = `tgbench-call-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const upstreamPort = await freePort();
-  const upstream = await startUpstream(upstreamPort);
-  const upstreamUrl = `http://127.0.0.1:${upstreamPort}/mcp`;
+  const { child: upstream, url: upstreamUrl } = await startEverythingHttp();
   const children: ChildProcess[] = [upstream];
   const admin = new Redis(REDIS_URL);
   let monitor: Redis | undefined;
   try {
-    const memory = await startGateway(upstreamUrl, {});
+    // No health checks or report refreshes during the rounds, on either side.
+    const memory = await startGateway({ upstreamUrl, quietHealth: true });
     children.push(memory.child);
-    const redis = await startGateway(
+    const redis = await startGateway({
       upstreamUrl,
-      { TOOLGATE_STATE_NAMESPACE: namespace },
-      REDIS_URL,
-    );
+      env: { TOOLGATE_STATE_NAMESPACE: namespace },
+      redisUrl: REDIS_URL,
+      quietHealth: true,
+    });
     children.push(redis.child);
     monitor = await admin.monitor();
     let commands = 0;

@@ -17,16 +17,15 @@ import {
   createStateStore,
   createToolSnapshots,
 } from "@toolgate/gateway";
-import { Redis } from "ioredis";
 import pino from "pino";
 
 import type { BenchResult } from "./harness.js";
 import { compare, result } from "./harness.js";
+import { BENCH_REDIS_URL, dropNamespace } from "./redis-namespace.js";
 import { runGatewayCall } from "./state-call.js";
 
 const logger = pino({ level: "silent" });
-const REDIS_URL =
-  process.env.TOOLGATE_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+const REDIS_URL = BENCH_REDIS_URL;
 const CLIENTS = 20;
 const TOOLS_PER_CLIENT = 25;
 
@@ -92,26 +91,6 @@ function hotRead(s: Side): () => Promise<unknown> {
   };
 }
 
-async function cleanup(namespace: string): Promise<void> {
-  const admin = new Redis(REDIS_URL);
-  try {
-    let cursor = "0";
-    do {
-      const [next, keys] = await admin.scan(
-        cursor,
-        "MATCH",
-        `${namespace}:*`,
-        "COUNT",
-        1000,
-      );
-      cursor = next;
-      if (keys.length > 0) await admin.del(...keys);
-    } while (cursor !== "0");
-  } finally {
-    admin.disconnect();
-  }
-}
-
 export async function run(): Promise<BenchResult[]> {
   const namespace = `tgbench-${process.pid}-${Date.now().toString(36)}`;
   const memory = await side(undefined, namespace);
@@ -158,6 +137,6 @@ export async function run(): Promise<BenchResult[]> {
         await s.store.close();
       }),
     );
-    await cleanup(namespace);
+    await dropNamespace(namespace);
   }
 }
