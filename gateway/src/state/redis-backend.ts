@@ -4,7 +4,8 @@
  * turns any failure into TG_ERR_STATE_UNAVAILABLE naming the command and the server. Both
  * connections have error listeners, so a Redis outage is logged (once per outage) and never
  * crashes the process. The subscriber re-subscribes every wanted channel whenever it becomes
- * ready and then tells `onReconnect` listeners to resync what they may have missed.
+ * ready; once both connections are back after an outage (of either), `onReconnect`
+ * listeners are told to resync what they may have missed.
  */
 import type { EventEmitter } from "node:events";
 
@@ -118,6 +119,16 @@ export class RedisBackend implements Backend {
   private count = 0;
   private closed = false;
   private subReady = false;
+  private clientWasReady = false;
+  /** The subscriber is (re-)subscribing its channels: messages may still be missed. */
+  private resubscribing = false;
+  /**
+   * A connection came back after an outage, and the listeners have not been told yet. They
+   * are told once both connections are ready and the channels re-subscribed: a resync run
+   * while the command connection is still down would fail, and one run before the
+   * re-subscription could miss what is published in between.
+   */
+  private missed = false;
   /** A connection was up or failed once: from then on not-ready fails at once. */
   private readonly settled = new WeakSet<Redis>();
   /** The connection's last error, so "not connected" can say why (refused, WRONGPASS, certificate...). */
@@ -165,6 +176,9 @@ export class RedisBackend implements Backend {
           "state store: Redis is reachable again",
         );
       this.down = false;
+      if (this.clientWasReady) this.missed = true;
+      this.clientWasReady = true;
+      this.notifyIfBothReady();
     });
     this.sub.on("ready", () => void this.onSubscriberReady());
     this.sub.on("message", (channel: string, payload: string) => {
@@ -186,9 +200,10 @@ export class RedisBackend implements Backend {
   }
 
   private async onSubscriberReady(): Promise<void> {
-    const again = this.subReady;
+    if (this.subReady) this.missed = true;
     this.subReady = true;
     if (this.channels.size > 0) {
+      this.resubscribing = true;
       try {
         this.count++;
         await withDeadline(
@@ -201,9 +216,17 @@ export class RedisBackend implements Backend {
           { err: e, redis: this.display },
           "state store: re-subscribing failed; retrying on the next reconnect",
         );
+      } finally {
+        this.resubscribing = false;
       }
     }
-    if (!again) return;
+    this.notifyIfBothReady();
+  }
+
+  private notifyIfBothReady(): void {
+    if (!this.missed || this.closed || this.resubscribing) return;
+    if (this.client.status !== "ready" || this.sub.status !== "ready") return;
+    this.missed = false;
     for (const l of [...this.reconnectListeners]) {
       try {
         l();
