@@ -13,15 +13,21 @@ const OPEN_BRACKET = 91;
 const CLOSE_BRACE = 125;
 const CLOSE_BRACKET = 93;
 
-/** The index just past the closing quote of the string that opens at `start`. */
+/**
+ * The index just past the closing quote of the string that opens at `start`. Jumps from quote
+ * to quote with indexOf (a quote is escaped when an odd run of backslashes precedes it): a
+ * char-by-char loop took about 7 ms per MB of string content on the /mcp path.
+ */
 function skipString(text: string, start: number): number {
-  let i = start + 1;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) return i + 1;
-    i += c === BACKSLASH ? 2 : 1;
+  let from = start + 1;
+  for (;;) {
+    const quote = text.indexOf('"', from);
+    if (quote < 0) return text.length;
+    let b = quote - 1;
+    while (b >= from && text.charCodeAt(b) === BACKSLASH) b--;
+    if ((quote - 1 - b) % 2 === 0) return quote + 1;
+    from = quote + 1;
   }
-  return i;
 }
 
 /** True when the text nests objects/arrays deeper than `limit`. Malformed text is left to JSON.parse. */

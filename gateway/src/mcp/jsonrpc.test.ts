@@ -114,8 +114,50 @@ describe("exceedsDepth", () => {
     ['{"a":"\\"[[[["}', 1, false],
     ['[{"a":[{}]}]', 4, false],
     ['[{"a":[{}]}]', 3, true],
+    ['{"a":"\\\\","b":[[[1]]]}', 3, true],
+    ['{"a":"x\\\\\\"[[[[","b":1}', 1, false],
+    ['["abc\\\\\\\\"]]]', 1, false],
+    ['"[[[', 1, false],
   ])("%s with limit %i exceeds: %s", (text, limit, expected) => {
     expect(exceedsDepth(text, limit)).toBe(expected);
+  });
+
+  /** The index of the closing quote of the string opening at `i`, char by char. */
+  function referenceString(text: string, i: number): number {
+    let j = i + 1;
+    while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+    return j;
+  }
+
+  /** The obvious char-by-char scan, as the reference the fast one must agree with. */
+  function reference(text: string, limit: number): boolean {
+    let depth = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (c === '"') i = referenceString(text, i);
+      else if (c === "[" || c === "{") {
+        if (++depth > limit) return true;
+      } else if (c === "]" || c === "}") depth--;
+    }
+    return false;
+  }
+
+  test("agrees with a char-by-char scan on 5,000 random texts of quotes, backslashes and brackets", () => {
+    const alphabet = ['"', "\\", "[", "]", "{", "}", "a"];
+    let seed = 12345;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let k = 0; k < 5000; k++) {
+      let text = "";
+      const length = next(40);
+      for (let j = 0; j < length; j++) text += alphabet[next(alphabet.length)];
+      const limit = next(4);
+      expect(exceedsDepth(text, limit), JSON.stringify(text)).toBe(
+        reference(text, limit),
+      );
+    }
   });
 });
 
