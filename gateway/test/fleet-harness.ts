@@ -5,7 +5,6 @@
  * restartable redis-server for the outage and command-counting tests, and small HTTP helpers.
  */
 import type { ChildProcess } from "node:child_process";
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +17,7 @@ import {
   type RunningGateway,
   startGatewayApp,
 } from "./fixtures/gateway-app.js";
+import { durableArgs, spawnRedisServer } from "./fixtures/redis-server.js";
 import { freePort } from "./fixtures/servers.js";
 
 export const SHARED_REDIS = "redis://127.0.0.1:6379";
@@ -173,40 +173,8 @@ export async function startOwnRedis(): Promise<OwnRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "toolgate-fleet-redis-"));
   let child: ChildProcess | undefined;
-  // An fsync-always AOF: what Redis acknowledged survives its kill, so "no acknowledged state
-  // lost" tests the gateway (which must never acknowledge what Redis did not), not Redis.
   const launch = async (): Promise<void> => {
-    const c = spawn(
-      "redis-server",
-      [
-        "--port",
-        String(port),
-        "--bind",
-        "127.0.0.1",
-        "--save",
-        "",
-        "--appendonly",
-        "yes",
-        "--appendfsync",
-        "always",
-        "--dir",
-        dir,
-      ],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    child = c;
-    await new Promise<void>((resolve, reject) => {
-      let out = "";
-      c.stdout?.on("data", (d: Buffer) => {
-        out += d.toString();
-        if (out.includes("Ready to accept connections")) resolve();
-      });
-      c.once("exit", (code) =>
-        reject(new Error(`redis-server exited (${code}): ${out}`)),
-      );
-    });
+    child = await spawnRedisServer(durableArgs(port, dir));
   };
   const kill = async (): Promise<void> => {
     const c = child;

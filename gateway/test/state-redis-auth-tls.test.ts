@@ -4,7 +4,7 @@
  * NODE_EXTRA_CA_CERTS, so the TLS happy path runs in a child process that sets it.
  */
 import type { ChildProcess } from "node:child_process";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { createStateStore } from "../src/state/create.js";
 import type { StateStore } from "../src/state/types.js";
+import { spawnRedisServer } from "./fixtures/redis-server.js";
 
 const PASSWORD = "s3cret p@ss/word";
 const logger = pino({ level: "silent" });
@@ -62,40 +63,26 @@ beforeAll(async () => {
     { stdio: "ignore" },
   );
   [plainPort, tlsPort] = [await freePort(), await freePort()];
-  server = spawn(
-    "redis-server",
-    [
-      "--port",
-      String(plainPort),
-      "--bind",
-      "127.0.0.1",
-      "--tls-port",
-      String(tlsPort),
-      "--tls-cert-file",
-      join(dir, "cert.pem"),
-      "--tls-key-file",
-      join(dir, "key.pem"),
-      "--tls-auth-clients",
-      "no",
-      "--requirepass",
-      PASSWORD,
-      "--save",
-      "",
-      "--appendonly",
-      "no",
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  await new Promise<void>((res, rej) => {
-    let out = "";
-    server?.stdout?.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.includes("Ready to accept connections")) res();
-    });
-    server?.once("exit", (code) =>
-      rej(new Error(`redis-server exited (${code}): ${out}`)),
-    );
-  });
+  server = await spawnRedisServer([
+    "--port",
+    String(plainPort),
+    "--bind",
+    "127.0.0.1",
+    "--tls-port",
+    String(tlsPort),
+    "--tls-cert-file",
+    join(dir, "cert.pem"),
+    "--tls-key-file",
+    join(dir, "key.pem"),
+    "--tls-auth-clients",
+    "no",
+    "--requirepass",
+    PASSWORD,
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+  ]);
 });
 
 afterAll(async () => {

@@ -5,7 +5,6 @@
  * write Redis did not acknowledge, and never replays one it reported as failed.
  */
 import type { ChildProcess } from "node:child_process";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -17,6 +16,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createStateStore } from "../src/state/create.js";
 import { createToolSnapshots } from "../src/state/tool-snapshots.js";
 import type { StateStore } from "../src/state/types.js";
+import { durableArgs, spawnRedisServer } from "./fixtures/redis-server.js";
 
 const logger = pino({ level: "silent" });
 const BOUND_MS = 1200;
@@ -39,36 +39,9 @@ const dirs: string[] = [];
 const stores: StateStore[] = [];
 
 async function startRedis(port: number, dir: string): Promise<ChildProcess> {
-  const child = spawn(
-    "redis-server",
-    [
-      "--port",
-      String(port),
-      "--bind",
-      "127.0.0.1",
-      "--save",
-      "",
-      "--appendonly",
-      "yes",
-      "--appendfsync",
-      "always",
-      "--dir",
-      dir,
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const child = await spawnRedisServer(durableArgs(port, dir));
   children.add(child);
   child.once("exit", () => children.delete(child));
-  await new Promise<void>((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.includes("Ready to accept connections")) resolve();
-    });
-    child.once("exit", (code) =>
-      reject(new Error(`redis-server exited (${code}): ${out}`)),
-    );
-  });
   return child;
 }
 

@@ -3,7 +3,6 @@
  * store asks the Sentinel for the primary and works through it.
  */
 import type { ChildProcess } from "node:child_process";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -13,6 +12,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { createStateStore } from "../src/state/create.js";
+import { spawnRedisServer } from "./fixtures/redis-server.js";
 
 async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
@@ -29,21 +29,8 @@ const children: ChildProcess[] = [];
 let dir = "";
 let sentinelPort = 0;
 
-function start(args: string[], readyText: string): Promise<void> {
-  const child = spawn("redis-server", args, {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  return new Promise((res, rej) => {
-    let out = "";
-    child.stdout?.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.includes(readyText)) res();
-    });
-    child.once("exit", (code) =>
-      rej(new Error(`redis-server exited (${code}): ${out}`)),
-    );
-  });
+async function start(args: string[], readyText: string): Promise<void> {
+  children.push(await spawnRedisServer(args, readyText));
 }
 
 beforeAll(async () => {
