@@ -89,3 +89,6 @@ export {
   type ObjectUses,
   walk,
 } from "./syntax/walk.js";
+
+/** Keywords and the Python words Starlark reserves: neither is an identifier. */
+export { KEYWORDS, RESERVED } from "./syntax/tokens.js";

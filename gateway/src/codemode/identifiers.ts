@@ -4,42 +4,10 @@
  * shared by the stubs, the docs, the runtime objects and the auto-execution check, so the
  * name a model reads in a `.pyi` file is the name that works in code.
  */
+import { KEYWORDS, RESERVED as STARLARK_RESERVED } from "@toolgate/starlark";
 
 /** Starlark keywords and reserved words: not usable after a dot (`server.pass(...)`). */
-const RESERVED = new Set([
-  "and",
-  "break",
-  "continue",
-  "def",
-  "elif",
-  "else",
-  "for",
-  "if",
-  "in",
-  "lambda",
-  "load",
-  "not",
-  "or",
-  "pass",
-  "return",
-  "while",
-  "as",
-  "async",
-  "await",
-  "class",
-  "del",
-  "except",
-  "finally",
-  "from",
-  "global",
-  "import",
-  "is",
-  "nonlocal",
-  "raise",
-  "try",
-  "with",
-  "yield",
-]);
+const RESERVED = new Set<string>([...KEYWORDS, ...STARLARK_RESERVED]);
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
